@@ -1,0 +1,3 @@
+from conflictdesk.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Model back-ends behind small protocols (see base.py); real ones load lazily."""

@@ -1,0 +1,111 @@
+"""The model manifest (models/manifest.json): what each shipped or added model is,
+where it came from, how it is rebuilt, and the sha256 of every file it consists of."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from conflictdesk.errors import ModelIntegrityError, ModelMissingError
+
+ROLES = ("llm", "nli", "embedder", "pair")
+# Formats that can execute code when loaded are refused outright.
+REFUSED_SUFFIXES = (".pkl", ".pickle", ".pt", ".pth", ".bin.pkl", ".joblib", ".ckpt")
+
+
+def models_dir() -> Path:
+    """`CONFLICTDESK_MODELS`, else the repository's models/ folder."""
+    env = os.environ.get("CONFLICTDESK_MODELS")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "models"
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass
+class ModelEntry:
+    """One model: `files` maps each path (relative to the models dir, or absolute for
+    user-added models) to its sha256; `path` is what the back-end loads (file or folder)."""
+
+    name: str
+    role: str
+    path: str
+    files: dict[str, str]
+    licence: str
+    source: str
+    rebuild: str
+    extra: dict[str, object] = field(default_factory=dict)
+
+    def resolve(self, base: Path) -> Path:
+        path = Path(self.path)
+        return path if path.is_absolute() else base / path
+
+    def verify(self, base: Path) -> None:
+        """Raise unless every file exists, has an allowed format and matches its sha256."""
+        for rel, expected in self.files.items():
+            path = Path(rel) if Path(rel).is_absolute() else base / rel
+            if path.suffix.lower() in REFUSED_SUFFIXES:
+                raise ModelIntegrityError(f"{self.name}: refusing {path.name} (pickle-like format)")
+            if not path.exists():
+                raise ModelMissingError(f"{self.name}: {path} is missing; rebuild: {self.rebuild}")
+            actual = sha256_file(path)
+            if actual != expected:
+                raise ModelIntegrityError(
+                    f"{self.name}: sha256 mismatch for {path} "
+                    f"(manifest {expected[:12]}…, file {actual[:12]}…); rebuild: {self.rebuild}"
+                )
+
+
+@dataclass
+class Manifest:
+    entries: list[ModelEntry]
+    path: Path
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> Manifest:
+        path = path or models_dir() / "manifest.json"
+        if not path.exists():
+            return cls([], path)
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        return cls([ModelEntry(**item) for item in raw.get("models", [])], path)
+
+    def save(self) -> None:
+        body = {"models": [asdict(entry) for entry in self.entries]}
+        self.path.write_text(json.dumps(body, indent=2, ensure_ascii=False) + "\n", "utf-8")
+
+    def upsert(self, entry: ModelEntry) -> None:
+        self.entries = [e for e in self.entries if e.name != entry.name] + [entry]
+
+    def by_role(self, role: str) -> list[ModelEntry]:
+        return [e for e in self.entries if e.role == role]
+
+    def get(self, name: str) -> ModelEntry:
+        for entry in self.entries:
+            if entry.name == name:
+                return entry
+        raise ModelMissingError(f"no model named {name!r} in {self.path}")
+
+
+def entry_for(
+    name: str, role: str, path: Path, *, licence: str, source: str, rebuild: str, base: Path
+) -> ModelEntry:
+    """Build an entry for a file or a folder, hashing every file it contains."""
+    files = sorted(p for p in ([path] if path.is_file() else path.rglob("*")) if p.is_file())
+    rel = lambda p: str(p.relative_to(base)) if p.is_relative_to(base) else str(p)  # noqa: E731
+    return ModelEntry(
+        name=name,
+        role=role,
+        path=rel(path),
+        files={rel(p): sha256_file(p) for p in files},
+        licence=licence,
+        source=source,
+        rebuild=rebuild,
+    )

@@ -1,0 +1,68 @@
+"""The `conflictdesk` command: one argparse parser, one module per subcommand.
+
+Each module in COMMANDS exposes `register(subparsers)`, which adds its parser and sets
+`func(args) -> int` as the handler. The CLI is the composition root: it is the one place
+that wires the store and the TUI to the engine."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from conflictdesk import __version__
+from conflictdesk.errors import ConflictDeskError, UsageError
+
+COMMANDS: tuple[str, ...] = ()
+
+EPILOG = """examples:
+  conflictdesk ingest examples/ --collection examples
+  conflictdesk search "vitamin D dose" --collection examples -k 5
+  conflictdesk ask "What is the recommended dose?" --collection examples
+  conflictdesk models verify
+  conflictdesk              (no arguments) opens the terminal app
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # usage errors exit 2 with one line
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"conflictdesk: error: {message}\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="conflictdesk",
+        description="Find, explain and resolve conflicts between documents, fully offline.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"conflictdesk {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMANDS:
+        importlib.import_module(f"conflictdesk.cli.{name}").register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if not argv and "tui" in COMMANDS:
+        argv = ["tui"]
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except UsageError as exc:
+        sys.stderr.write(f"conflictdesk: error: {exc}\n")
+        return 2
+    except ConflictDeskError as exc:
+        sys.stderr.write(f"conflictdesk: error: {exc}\n")
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("conflictdesk: interrupted\n")
+        return 130

@@ -1,0 +1,109 @@
+"""Shared CLI plumbing: database location, JSON Lines input and output, progress."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+EXIT_OK, EXIT_PARTIAL, EXIT_USAGE = 0, 1, 2
+
+
+def default_db_path() -> Path:
+    """`CONFLICTDESK_DB`, else conflictdesk.db in the user's data directory."""
+    env = os.environ.get("CONFLICTDESK_DB")
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("conflictdesk")) / "conflictdesk.db"
+
+
+def add_db_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db",
+        type=Path,
+        default=None,
+        help="SQLite database (default: $CONFLICTDESK_DB or the user data directory)",
+    )
+
+
+def db_path(args: argparse.Namespace) -> Path:
+    return args.db if getattr(args, "db", None) else default_db_path()
+
+
+def add_json_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="machine-readable JSON output")
+
+
+def write_json(obj: Any, stream: IO[str] | None = None) -> None:
+    """One JSON object per line (JSON Lines), flushed so pipes see results as they come."""
+    stream = stream or sys.stdout
+    stream.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    stream.flush()
+
+
+def warn(message: str) -> None:
+    sys.stderr.write(f"conflictdesk: {message}\n")
+    sys.stderr.flush()
+
+
+@dataclass(frozen=True)
+class JsonLine:
+    """One input line: its number, its `id` (or the line number) and the parsed object,
+    or the reason it could not be parsed."""
+
+    lineno: int
+    id: Any
+    value: dict[str, Any] | None
+    error: str | None = None
+
+
+def read_jsonl(source: str) -> Iterator[JsonLine]:
+    """Read JSON Lines from a path or `-` (stdin); blank lines are skipped."""
+    stream = sys.stdin if source == "-" else open(source, encoding="utf-8")  # noqa: SIM115
+    try:
+        for lineno, line in enumerate(stream, start=1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as exc:
+                yield JsonLine(lineno, lineno, None, f"invalid JSON: {exc.msg}")
+                continue
+            if not isinstance(value, dict):
+                yield JsonLine(lineno, lineno, None, "a line must be a JSON object")
+                continue
+            yield JsonLine(lineno, value.get("id", lineno), value)
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+
+
+class Progress:
+    """A one-line progress bar on a terminal's stderr; silent when stderr is not a TTY."""
+
+    def __init__(self, total: int, label: str, stream: IO[str] | None = None) -> None:
+        self.total, self.label, self.done = max(total, 0), label, 0
+        self.stream = stream or sys.stderr
+        self.enabled = self.stream.isatty()
+
+    def advance(self, step: int = 1, note: str = "") -> None:
+        self.done += step
+        if not self.enabled:
+            return
+        width = 30
+        filled = int(width * self.done / self.total) if self.total else width
+        bar = "#" * filled + "-" * (width - filled)
+        self.stream.write(f"\r{self.label} [{bar}] {self.done}/{self.total} {note[:40]:<40}")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.stream.write("\n")
+            self.stream.flush()

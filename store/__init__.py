@@ -1,0 +1,3 @@
+"""SQLite persistence (sqlite-utils): collections, documents, passages, judgments, runs.
+
+Installed as `conflictdesk.store` (see pyproject's package-dir mapping)."""
