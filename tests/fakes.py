@@ -161,3 +161,140 @@ def fake_backends(with_llm: bool = False) -> Backends:
         pair=FakePairClassifier(),
         llm=FakeGenerator() if with_llm else None,
     )
+
+
+# -- hand-built analyses (generation, metrics and CLI tests) -----------------------------------
+
+RULE_OF_TYPE = {
+    "no_conflict": "direct",
+    "complementary": "consolidate",
+    "conflicting_opinions": "viewpoints",
+    "outdated": "recency",
+    "misinformation": "entropy_topsis",
+}
+
+
+def build_analysis(
+    query: str,
+    texts: Sequence[str],
+    tags: Sequence[tuple[str, float]],
+    *,
+    clusters: Sequence[Sequence[int]] | None = None,
+    packet: Sequence[int] | None = None,
+    conflict_type: str = "no_conflict",
+    ranking: Sequence[int] | None = None,
+    answers: dict[int, str] | None = None,
+    dates: dict[int, str] | None = None,
+    conflicting_pairs: Sequence[tuple[int, int]] = (),
+    leading: str | None = None,
+) -> Any:
+    """An `analysis.types.Analysis` written by hand: passage i has text texts[i] and tag
+    tags[i] = (tag value, confidence); its key sentence is its first sentence. Clusters
+    default to one per passage, the packet and the ranking to every passage in order."""
+    from conflictdesk.analysis.kappa import conflict_score
+    from conflictdesk.analysis.types import (
+        Analysis,
+        ClaimFrame,
+        Cluster,
+        ConflictPair,
+        ConflictVerdict,
+        Packet,
+        PairDetection,
+        PassageTag,
+        QueryForm,
+        Resolution,
+        Tagging,
+    )
+    from conflictdesk.types import ConflictType, PairType, Passage, Tag
+
+    answers, dates = answers or {}, dates or {}
+    passages = tuple(
+        Passage(id=i, text=t, title=f"doc {i}", date=dates.get(i), relevance=1.0 - i / 100)
+        for i, t in enumerate(texts)
+    )
+    passage_tags = tuple(
+        PassageTag(i, Tag(tag), conf, conf if tag == "support" else 0.0, 0.0,
+                   conf if tag == "refute" else 0.0,
+                   key_sentence=re.split(r"(?<=[.!?])\s+", texts[i])[0], answer=answers.get(i))
+        for i, (tag, conf) in enumerate(tags)
+    )
+    groups = clusters if clusters is not None else [[i] for i in range(len(texts))]
+    cluster_objs = tuple(
+        Cluster(n, tuple(members), passage_tags[members[0]].tag, 1.0)
+        for n, members in enumerate(groups)
+    )
+    score = conflict_score(passage_tags, cluster_objs)
+    ids = tuple(packet) if packet is not None else tuple(range(len(texts)))
+    pairs = tuple(
+        ConflictPair(i, j, 0.9, True, PairType.FACTUAL, "mlp", 0.9, 0.9)
+        for i, j in conflicting_pairs
+    )
+    return Analysis(
+        query=query,
+        passages=passages,
+        tagging=Tagging(ClaimFrame(query, QueryForm.CLAIM, query, leading=leading),
+                        passage_tags, "fake"),
+        clusters=cluster_objs,
+        score=score,
+        packet=Packet(ids, "balanced" if score.kappa >= 0.5 else "relevance", score.kappa, {}),
+        detection=PairDetection(pairs, 0.7, "fake"),
+        verdict=ConflictVerdict(ConflictType(conflict_type), "hand-built", "rules"),
+        resolution=Resolution(RULE_OF_TYPE[conflict_type],
+                              tuple(ranking) if ranking is not None else ids, "hand-built",
+                              dates=dict(dates)),
+        methods={"tag": "fake"},
+        timings={"tag": 1.0},
+    )
+
+
+# -- a fake llama.cpp engine (runtime tests of LlamaCppGenerator) ------------------------------
+
+
+class FakeLlamaEngine:
+    """The `llama_cpp.Engine` protocol over a word-level vocabulary: `render` joins
+    "role: content" lines, `next_logits` returns `logits` (token id → value, others 0) and
+    counts a prefix shared with the previous call as reused, `complete` pops `enqueue`d texts."""
+
+    def __init__(self, n_ctx: int = 512, vocab_size: int = 4096) -> None:
+        self.n_ctx, self.vocab_size = n_ctx, vocab_size
+        self.vocab: dict[str, int] = {}
+        self.logits: dict[int, float] = {}
+        self.answers: deque[str] = deque()
+        self.cached: list[int] = []
+        self.history: list[dict[str, Any]] = []
+
+    def token(self, word: str) -> int:
+        return self.vocab.setdefault(word, len(self.vocab) + 1)
+
+    def tokenize(self, text: str) -> list[int]:
+        return [self.token(word) for word in text.split()]
+
+    def detokenize(self, tokens: Sequence[int]) -> str:
+        words = {v: k for k, v in self.vocab.items()}
+        return " ".join(words[t] for t in tokens)
+
+    def render(self, messages: Sequence[Message]) -> list[int]:
+        lines = [f"{m['role']}: {m['content']}" for m in messages] + ["assistant:"]
+        return self.tokenize(" ".join(lines))
+
+    def _reuse(self, tokens: Sequence[int]) -> int:
+        common = 0
+        for a, b in zip(self.cached, tokens[:-1]):
+            if a != b:
+                break
+            common += 1
+        self.cached = list(tokens)
+        return common
+
+    def next_logits(self, tokens: Sequence[int]) -> tuple[np.ndarray, int]:
+        self.history.append({"kind": "logits", "tokens": list(tokens)})
+        logits = np.zeros(self.vocab_size, dtype=np.float32)
+        for token, value in self.logits.items():
+            logits[token] = value
+        return logits, self._reuse(tokens)
+
+    def complete(
+        self, tokens: Sequence[int], *, max_tokens: int, temperature: float, schema: Any = None
+    ) -> tuple[str, int]:
+        self.history.append({"kind": "complete", "tokens": list(tokens), "schema": schema})
+        return self.answers.popleft(), self._reuse(tokens)

@@ -99,7 +99,7 @@ def entry_for(
 ) -> ModelEntry:
     """Build an entry for a file or a folder, hashing every file it contains."""
     files = sorted(p for p in ([path] if path.is_file() else path.rglob("*")) if p.is_file())
-    rel = lambda p: str(p.relative_to(base)) if p.is_relative_to(base) else str(p)  # noqa: E731
+    rel = lambda p: str(p.relative_to(base)) if p.is_relative_to(base) else str(p)
     return ModelEntry(
         name=name,
         role=role,

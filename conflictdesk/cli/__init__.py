@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from conflictdesk import __version__
 from conflictdesk.errors import ConflictDeskError, UsageError
 
-COMMANDS: tuple[str, ...] = ()
+COMMANDS: tuple[str, ...] = ("ingest", "search", "collections", "models", "detect", "score", "regenerate", "ask", "demo", "tui")
 
 EPILOG = """examples:
-  conflictdesk ingest examples/ --collection examples
+  conflictdesk ingest examples/docs --collection examples
   conflictdesk search "vitamin D dose" --collection examples -k 5
   conflictdesk ask "What is the recommended dose?" --collection examples
   conflictdesk models verify

@@ -107,3 +107,29 @@ class Progress:
         if self.enabled:
             self.stream.write("\n")
             self.stream.flush()
+
+
+def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--llm`, `--n-gpu-layers`, `--threads`, `--device`: flags over config file and env."""
+    group = parser.add_argument_group("models")
+    group.add_argument("--llm", type=Path, default=None, metavar="PATH",
+                       help="GGUF model for the LLM stages (default: config/env/manifest)")  # fmt: skip
+    group.add_argument("--n-gpu-layers", type=int, default=None, metavar="N",
+                       help="GGUF layers to offload to the GPU (-1 = all, 0 = none)")  # fmt: skip
+    group.add_argument("--threads", type=int, default=None, metavar="N",
+                       help="CPU threads per model (0 = runtime default)")  # fmt: skip
+    group.add_argument("--device", choices=("auto", "cpu", "cuda"), default=None,
+                       help="where models run (default auto: CUDA when available)")  # fmt: skip
+
+
+def config_from_args(args: argparse.Namespace) -> Any:
+    """A `conflictdesk.config.Config`: config file < CONFLICTDESK_* env < these flags."""
+    from conflictdesk.config import load_config
+
+    return load_config(
+        llm_path=getattr(args, "llm", None),
+        n_gpu_layers=getattr(args, "n_gpu_layers", None),
+        threads=getattr(args, "threads", None),
+        device=getattr(args, "device", None),
+        models_dir=getattr(args, "models_dir", None),
+    )

@@ -1,0 +1,1 @@
+"""The analysis stages (ConRAG A-stage, ConflictRAG detection/resolution, CONFLICTS typing)."""

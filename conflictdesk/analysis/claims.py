@@ -1,0 +1,304 @@
+"""From a query to the claim that ConRAG's tagger checks passages against.
+
+- Declarative query (no question mark, no leading question word): the query is the claim.
+  A question opening with neither an auxiliary nor a wh-word ("The act ensured rights
+  for?") asks to fill in its end and is treated as a wh-question.
+- Yes/no question ("Is/Does/Can/Should ... ?"): its declarative form. Do-support is dropped
+  ("Does coffee cause cancer?" → "Coffee cause cancer"); other auxiliaries move after the
+  subject ("Is intermittent fasting effective?" → "Intermittent fasting is effective"), the
+  subject ending, for is/are/was/were, before the first predicate-like word (article,
+  preposition, comparative, or an adjective, adverb or participle suffix), otherwise after
+  a leading article and capitalised run, or after the first word.
+- Wh-question: candidate answers come from the on-topic passages (see `tag.py`). The kind
+  asked for is read from the question: dates (when, what year), numbers with units (how
+  many/much/tall/...), capitalised entities (who, where, which), any of them (other
+  what-questions), or a whole sentence (why, how, what does/do/did). A passage's answer
+  sits in its most query-relevant sentence that states something besides a date and holds
+  a span of that kind: the span nearest to the question's relation words, minus spans
+  found in the question (entities sharing a word with it); that sentence becomes its key
+  sentence. Sentence answers are the most query-relevant sentence itself. When no passage
+  holds the kind asked, any span kind is tried, then sentences (`method`
+  "rule:any-fallback" / "rule:sentence-fallback"). Each on-topic passage votes for its
+  answer with its topicality; a date voted at a coarser precision counts for the most
+  voted finer date it contains ("April 1912" backs "10 April 1912": granularity is no
+  conflict). The answer with most votes leads. A span answer A gives the claim "The answer
+  to the question Q is A." — the template the NLI model was trained with, which on a
+  RAMDocs dev sample read better than the question rewritten around A (tag accuracy 0.69
+  against 0.66) —; a sentence answer is itself the claim. With no on-topic passage, the question
+  text is the hypothesis (ConRAG's literal rule, `method="query"`)."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+
+from conflictdesk.analysis import text as tx
+from conflictdesk.analysis.dates import MONTHS, find_dates
+from conflictdesk.analysis.types import Candidate, ClaimFrame, QueryForm
+from conflictdesk.types import Passage
+
+MONTH_WORDS = frozenset(MONTHS)
+
+
+def _wordset(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+WH_WORDS = _wordset("what who whom whose when where which why how")
+AUXILIARIES = _wordset(
+    "is are was were am do does did can could should would will shall may might must has "
+    "have had isn't aren't wasn't weren't doesn't don't didn't can't won't"
+)
+_DO_SUPPORT = _wordset("do does did doesn't don't didn't")
+_COPULAS = _wordset("is are was were am isn't aren't wasn't weren't")
+_ARTICLES = _wordset("a an the")
+_PREDICATE_WORDS = _wordset(
+    "a an the more less most least better worse best worst good bad safe unsafe true false "
+    "healthy unhealthy real possible necessary likely in on at for from to than as"
+)
+_PREDICATE_SUFFIXES = (
+    "ful",
+    "ive",
+    "able",
+    "ible",
+    "ous",
+    "al",
+    "ic",
+    "ent",
+    "ant",
+    "ed",
+    "er",
+    "ly",
+)
+DATE_PREFIXES = ("when", "what year", "which year", "what date", "what day", "what month",
+                 "in what year", "in which year", "since when")  # fmt: skip
+NUMBER_PHRASES = ("how many", "how much", "how long", "how old", "how far", "how tall", "how big",
+                  "how large", "how high", "how deep", "how fast", "what percentage",
+                  "what number", "what is the population")  # fmt: skip
+ENTITY_PREFIXES = ("who", "whom", "whose", "where", "which", "in which")
+SENTENCE_PREFIXES = ("why", "how", "what does", "what do", "what did", "what can", "what should",
+                     "what happens", "what causes")  # fmt: skip
+
+
+def query_form(query: str) -> QueryForm:
+    """Declarative claim, yes/no question or wh-question."""
+    first = tx.words(query)[:2]
+    if not first:
+        return QueryForm.CLAIM
+    if first[0] in WH_WORDS or (
+        len(first) > 1
+        and first[0] in {"in", "on", "at", "for", "to", "by"}
+        and first[1] in WH_WORDS
+    ):
+        return QueryForm.WH
+    if first[0] in AUXILIARIES:
+        return QueryForm.YES_NO
+    # "The act was an effort to ensure voting rights for?": a question that opens with
+    # neither an auxiliary nor a wh-word asks to fill in its end.
+    return QueryForm.WH if query.strip().endswith("?") else QueryForm.CLAIM
+
+
+def declarative(query: str) -> str:
+    """The declarative form of a yes/no question (module docstring rule)."""
+    tokens = query.strip().rstrip("?").split()
+    if not tokens or tokens[0].lower() not in AUXILIARIES:
+        return query.strip().rstrip("?")
+    aux, rest = tokens[0].lower(), tokens[1:]
+    if aux in _DO_SUPPORT:
+        clause = rest
+    else:
+        split = _subject_end(rest, copula=aux in _COPULAS)
+        clause = rest[:split] + [aux] + rest[split:]
+    sentence = " ".join(clause)
+    return sentence[:1].upper() + sentence[1:]
+
+
+def _subject_end(rest: list[str], *, copula: bool) -> int:
+    for index in range(1, len(rest) if copula else 0):
+        word = rest[index].lower().strip(",")
+        predicate_like = word in _PREDICATE_WORDS or (
+            len(word) > 4 and word.endswith(_PREDICATE_SUFFIXES)
+        )
+        if predicate_like and not rest[index][:1].isupper():
+            return index
+    index = 1 if rest and rest[0].lower() in _ARTICLES else 0
+    while index < len(rest) and rest[index][:1].isupper():
+        index += 1
+    return max(index, 1)
+
+
+def answer_kind(query: str) -> str:
+    """ "date" | "number" | "entity" | "sentence" | "any": what a wh-question asks for."""
+    lowered = " ".join(tx.words(query))
+    padded = f" {lowered} "
+    if any(f" {phrase} " in padded for phrase in NUMBER_PHRASES):
+        return "number"
+    if lowered.startswith(DATE_PREFIXES):
+        return "date"
+    if lowered.startswith(SENTENCE_PREFIXES):
+        return "sentence"
+    if lowered.startswith(ENTITY_PREFIXES):
+        return "entity"
+    return "any"
+
+
+def answer_spans(
+    sentence: str, kind: str, query: str, known_capitals: set[str] | None = None
+) -> list[tuple[int, str, str, str]]:
+    """(start, key, surface, kind) spans of `kind` in text order, minus spans in the query.
+    Keys normalise surfaces: dates by ISO value, numbers by value, entities lower-cased.
+    `known_capitals`: see `text.entity_spans`."""
+    query_l = query.lower()
+    spans: list[tuple[int, str, str, str]] = []
+    remainder = sentence
+    for found in find_dates(sentence):
+        remainder = remainder.replace(found.span, " " * len(found.span))
+        if kind in ("date", "any") and found.span.lower() not in query_l:
+            spans.append((found.start, f"date:{found.iso()}", found.span, "date"))
+    if kind in ("number", "any"):
+        for match in tx.NUMBER.finditer(remainder):
+            surface = match.group(0).strip()
+            value = re.match(r"[\d,]+(?:\.\d+)?", surface)
+            if value and surface.lower() not in query_l:
+                key = f"num:{value.group(0).replace(',', '')}"
+                spans.append((match.start(), key, surface, "number"))
+    if kind in ("entity", "any"):
+        query_words = set(tx.content_words(query))
+        for start, surface in tx.entity_spans(remainder, known_capitals):
+            if not set(tx.content_words(surface)) & query_words:  # answers do not repeat Q
+                spans.append((start, f"ent:{surface.lower()}", surface, "entity"))
+    return sorted(spans)
+
+
+def states_something(sentence: str) -> bool:
+    """True when the sentence has a content word besides numbers and dates: a bare date
+    stamp ("May 19, 2023 ...") or a lone figure is not a statement."""
+    dateless = sentence
+    for found in find_dates(sentence):
+        dateless = dateless.replace(found.span, " ")
+    return any(not w.isdigit() and w not in MONTH_WORDS for w in tx.content_words(dateless))
+
+
+def nearest_span(
+    sentence: str, spans: Sequence[tuple[int, str, str, str]], query: str
+) -> tuple[int, str, str, str]:
+    """The span closest (in characters) to the query's relation words found in the sentence
+    (its content words outside the query's capitalised names, e.g. "chief executive" in
+    "Who is the chief executive of Orvane?"), else to any query content word. A sentence
+    word matches a query word when one is a prefix (4+ letters) of the other."""
+    names = {w for e in tx.entities(query) for w in tx.content_words(e)}
+    query_words = set(tx.content_words(query))
+    anchors: list[int] = []
+    for words in (query_words - names, query_words):
+        anchors = [m.start() for m in tx.WORD.finditer(sentence) if _matches(m.group(0), words)]
+        if anchors:
+            break
+    if not anchors:
+        return spans[0]
+
+    def distance(span: tuple[int, str, str, str]) -> int:
+        start, end = span[0], span[0] + len(span[2])
+        return min(0 if start <= a < end else min(abs(a - start), abs(a - end)) for a in anchors)
+
+    return min(spans, key=distance)
+
+
+def _matches(word: str, query_words: set[str]) -> bool:
+    word = word.lower()
+    return word in query_words or any(
+        len(q) >= 4 and len(word) >= 4 and (word.startswith(q) or q.startswith(word))
+        for q in query_words
+    )
+
+
+def passage_answer(
+    query: str, kind: str, ranked: Sequence[str], known_capitals: set[str] | None = None
+) -> tuple[str, str, str, str] | None:
+    """(key, surface, kind, sentence) of the passage's answer: in the most query-relevant
+    sentence holding a span of the kind asked for (the key sentence itself for sentence
+    answers); None when no sentence holds one."""
+    if kind == "sentence":
+        return f"sent:{tx.normalise_span(ranked[0])}", ranked[0], "sentence", ranked[0]
+    for sentence in ranked:
+        if not states_something(sentence):
+            continue
+        spans = answer_spans(sentence, kind, query, known_capitals)
+        if spans:
+            _, key, surface, span_kind = nearest_span(sentence, spans, query)
+            return key, surface, span_kind, sentence
+    return None
+
+
+CLAIM_TEMPLATE = "The answer to the question {question} is {answer}."
+
+
+def answer_claim(query: str, answer: str) -> str:
+    """The claim that `answer` answers `query`, in the template the shipped NLI model was
+    trained with (models/nli/nli_config.json `claim_template`)."""
+    return CLAIM_TEMPLATE.format(question=query.strip(), answer=answer)
+
+
+def frame_query(
+    query: str,
+    passages: Sequence[Passage],
+    ranked: Mapping[int, Sequence[str]],
+    topicality: Mapping[int, float],
+) -> tuple[ClaimFrame, dict[int, tuple[str, str]]]:
+    """The claim to tag against, and each on-topic passage's (answer surface, sentence)
+    for wh-questions. `ranked` holds each passage's sentences, most query-relevant first;
+    `topicality` the on-topic passages only, with their vote weights. When no passage holds
+    a span of the kind asked, any span kind is tried, then sentence answers."""
+    form = query_form(query)
+    if form is QueryForm.CLAIM:
+        return ClaimFrame(query, form, query.strip()), {}
+    if form is QueryForm.YES_NO:
+        return ClaimFrame(query, form, declarative(query)), {}
+    on_topic = [p for p in passages if p.id in topicality]
+    asked = answer_kind(query)
+    for kind in dict.fromkeys((asked, "any", "sentence")):
+        found = _collect_answers(query, kind, on_topic, ranked)
+        if found:
+            break
+    if not found:
+        return ClaimFrame(query, form, query.strip(), method="query"), {}
+    groups: dict[str, list[int]] = defaultdict(list)
+    for pid, (key, _, _, _) in found.items():
+        groups[key].append(pid)
+    votes = {key: sum(topicality[pid] for pid in ids) for key, ids in groups.items()}
+    _merge_coarse_dates(groups, votes)
+    ordered = sorted(votes, key=lambda k: (-votes[k], min(groups[k])))
+    surface = {key: found[groups[key][0]][1:3] for key in ordered}
+    candidates = tuple(
+        Candidate(surface[k][0], surface[k][1], tuple(groups[k]), votes[k]) for k in ordered
+    )
+    leading = candidates[0]
+    hypothesis = leading.text if leading.kind == "sentence" else answer_claim(query, leading.text)
+    answers = {pid: (surface[key][0], found[pid][3]) for key in ordered for pid in groups[key]}
+    method = "rule" if kind == asked else f"rule:{kind}-fallback"
+    return ClaimFrame(query, form, hypothesis, candidates, leading.text, method), answers
+
+
+def _merge_coarse_dates(groups: dict[str, list[int]], votes: dict[str, float]) -> None:
+    """Move each coarser date's passages and votes to the most voted finer date it
+    contains ("date:1949" into "date:1949-08-29"), in place."""
+    dates = sorted((k for k in groups if k.startswith("date:")), key=len)
+    for coarse in dates:
+        finer = [k for k in dates if len(k) > len(coarse) and k.startswith(coarse + "-")]
+        if finer:
+            target = max(finer, key=lambda k: (votes[k], k))
+            groups[target] += groups.pop(coarse)
+            votes[target] += votes.pop(coarse)
+
+
+def _collect_answers(
+    query: str, kind: str, passages: Sequence[Passage], ranked: Mapping[int, Sequence[str]]
+) -> dict[int, tuple[str, str, str, str]]:
+    """passage id → (key, surface, kind, sentence) for the passages holding an answer."""
+    found = {}
+    for passage in passages:
+        known = tx.midsentence_capitals(passage.text)
+        answer = passage_answer(query, kind, ranked[passage.id], known)
+        if answer is not None:
+            found[passage.id] = answer
+    return found

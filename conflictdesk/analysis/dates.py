@@ -1,0 +1,125 @@
+"""Dates in metadata and text, for recency ranking and temporal typing.
+
+A passage's date is its metadata date (ISO 8601: YYYY, YYYY-MM or YYYY-MM-DD) when it has
+one; otherwise the latest date its text mentions, since a text cannot report on anything
+after it was written. Dates that are the passage's answer to a date question are excluded
+by the caller (`exclude`), because they date the event asked about, not the source."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from conflictdesk.types import Passage
+
+MONTHS = {
+    name: index
+    for index, names in enumerate(
+        (
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ),
+        start=1,
+    )
+    for name in names
+}
+_MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_YEAR = r"(?P<year>1[5-9]\d\d|20\d\d|21\d\d)"
+_PATTERNS = (
+    re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b"),  # ISO
+    re.compile(
+        rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\s*,?\s+{_YEAR}\b",
+        re.IGNORECASE,
+    ),
+    re.compile(rf"\b{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s+{_YEAR}\b", re.IGNORECASE),
+    re.compile(rf"\b{_MONTH}\s+(?:of\s+)?{_YEAR}\b", re.IGNORECASE),
+    re.compile(rf"(?<![\d,.\-])\b{_YEAR}\b(?!\d|,\d|\.\d)"),
+)
+
+
+@dataclass(frozen=True)
+class FoundDate:
+    """A date mentioned in text, at the precision the text gives (`precision`: y, m or d)."""
+
+    value: date
+    precision: str
+    span: str
+    start: int
+
+    def iso(self) -> str:
+        return self.value.strftime({"y": "%Y", "m": "%Y-%m", "d": "%Y-%m-%d"}[self.precision])
+
+
+def parse_iso(value: str | None) -> date | None:
+    """YYYY, YYYY-MM or YYYY-MM-DD (a time part is ignored) → date; None when unparsable."""
+    if not value:
+        return None
+    match = re.match(r"^\s*(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?", value)
+    if not match:
+        return None
+    year, month, day = int(match.group(1)), int(match.group(2) or 1), int(match.group(3) or 1)
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def find_dates(text: str) -> list[FoundDate]:
+    """Dates in `text`, most precise reading of each span first, in text order."""
+    taken: list[tuple[int, int]] = []
+    found: list[FoundDate] = []
+    for pattern in _PATTERNS:
+        for match in pattern.finditer(text):
+            start, end = match.span()
+            if any(start < b and a < end for a, b in taken):
+                continue
+            parsed = _from_match(match)
+            if parsed is not None:
+                taken.append((start, end))
+                found.append(FoundDate(parsed[0], parsed[1], match.group(0), start))
+    return sorted(found, key=lambda d: d.start)
+
+
+def _from_match(match: re.Match[str]) -> tuple[date, str] | None:
+    groups = match.groupdict()
+    try:
+        if groups.get("y"):
+            return date(int(groups["y"]), int(groups["m"]), int(groups["d"])), "d"
+        year = int(groups["year"])
+        month = MONTHS[groups["month"].lower()] if groups.get("month") else None
+        if month is None:
+            return date(year, 1, 1), "y"
+        if groups.get("day"):
+            return date(year, month, int(groups["day"])), "d"
+        return date(year, month, 1), "m"
+    except (ValueError, KeyError):
+        return None
+
+
+def years(text: str) -> set[int]:
+    return {d.value.year for d in find_dates(text)}
+
+
+def passage_date(
+    passage: Passage, exclude: frozenset[str] | set[str] = frozenset()
+) -> tuple[date, str] | None:
+    """(date, "metadata" | "text") for a passage: metadata first, else the latest date in
+    its text whose span is not in `exclude` (normalised lower-case spans)."""
+    meta = parse_iso(passage.date)
+    if meta is not None:
+        return meta, "metadata"
+    in_text = [d for d in find_dates(passage.text) if d.span.lower() not in exclude]
+    if not in_text:
+        return None
+    return max(d.value for d in in_text), "text"

@@ -1,0 +1,268 @@
+"""ConflictRAG two-stage pairwise conflict detection over the evidence packet.
+
+Stage 1: e_i = Embed("{query}\\n{passage}"), features f_ij = [e_i; e_j; |e_i − e_j|; e_i ⊙ e_j],
+the int8 MLP gives P(conflict) (head 1) and a type distribution (head 2). A pair whose
+binary confidence max(p, 1 − p) reaches τ_c is decided there: conflict when p ≥ 0.5, typed by
+head 2's best non-"none" type ("none" when no conflict). τ_c comes from the pair model's
+calibration (`pair_config.json`), else ConflictRAG's 0.7. Beyond ConflictRAG's confidence
+routing, a confident call that the candidate answers contradict (the two passages hold
+different answers to a wh-question but stage 1 says "no conflict", or the same answer and it
+says "conflict") also goes to stage 2: the answers are independent evidence against it.
+
+Stage 2: the GGUF model when one is configured (a structured JSON prompt returning conflict,
+type and a reason), else the NLI cross-encoder on the two passages' key sentences (clipped to
+60 words around the answer) in both directions, in one batch: conflict when contradiction is the top label in either direction,
+P(conflict) = the larger contradiction probability, typed by head 2's best non-"none" type
+("factual" without a stage-1 model, when every pair goes to stage 2). When the question asks
+for a description, contradiction is required in both directions (P = the smaller):
+descriptive answers cover different facets, and a sentence about one facet reads as
+"contradicting" a claim about another in one direction only (as the shipped NLI model does on
+the example collection). Only pairs within the packet are judged: at most C(k′, 2)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from conflictdesk.analysis import text as tx
+from conflictdesk.analysis.calls import llm_json, nli_batch
+from conflictdesk.analysis.types import ConflictPair, PairDetection, Tagging
+from conflictdesk.backends.base import Backends, Generator, JudgmentCache
+from conflictdesk.errors import ModelIntegrityError, ModelOutputError
+from conflictdesk.types import PAIR_TYPES, PairScores, PairType, Passage
+
+TAU_C = 0.7
+KEY_SENTENCE_WORDS = 60  # a longer key "sentence" (text without punctuation) is clipped
+TEXT_TEMPLATE = "{query}\n{passage}"
+
+PAIR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "conflict": {"type": "boolean"},
+        "type": {"type": "string", "enum": [t.value for t in PAIR_TYPES]},
+        "reason": {"type": "string"},
+    },
+    "required": ["conflict", "type", "reason"],
+}
+
+PAIR_PROMPT = """Two search results were retrieved for the same question. Decide whether they \
+give conflicting information about the question, and which kind of conflict it is:
+- none: they agree, or talk about different things without contradicting each other;
+- factual: they state incompatible facts;
+- temporal: they disagree because they describe different points in time;
+- opinion: they express opposing opinions, judgements or research findings.
+
+QUESTION: {query}
+RESULT A: {a}
+RESULT B: {b}
+
+Answer with a JSON object: {{"conflict": true or false, "type": "none" | "factual" | \
+"temporal" | "opinion", "reason": one short sentence}}."""
+
+
+def pair_features(e_i: np.ndarray, e_j: np.ndarray) -> np.ndarray:
+    """[e_i; e_j; |e_i − e_j|; e_i ⊙ e_j] row-wise (ConflictRAG eq. 3)."""
+    return np.concatenate([e_i, e_j, np.abs(e_i - e_j), e_i * e_j], axis=1).astype(np.float32)
+
+
+def resolve_tau_c(backends: Backends, tau_c: float | None) -> float:
+    """An explicit τ_c, else the pair model's calibrated value, else ConflictRAG's 0.7."""
+    if tau_c is not None:
+        return tau_c
+    model_tau = getattr(backends.pair, "tau_c", None) if backends.pair is not None else None
+    return float(model_tau) if model_tau is not None else TAU_C
+
+
+def best_conflict_type(types: Sequence[float]) -> PairType:
+    """Head 2's most probable type other than "none"."""
+    return PAIR_TYPES[1 + int(np.argmax(np.asarray(types[1:])))]
+
+
+def _template(backends: Backends) -> str:
+    """The pair model's text template; its features must come from the embedder it was
+    trained on, so a different embedder is refused rather than giving silent garbage."""
+    config = getattr(backends.pair, "config", None) or {}
+    trained_on = config.get("embedder")
+    if trained_on and trained_on != backends.embedder.model_id:
+        raise ModelIntegrityError(
+            f"pair model expects embeddings from {trained_on}, not {backends.embedder.model_id}"
+        )
+    return str(config.get("text_template", TEXT_TEMPLATE))
+
+
+def stage_one(
+    query: str,
+    passages: Sequence[Passage],
+    index_pairs: Sequence[tuple[int, int]],
+    backends: Backends,
+) -> list[PairScores] | None:
+    """Stage-1 scores for each index pair, or None without a pair model."""
+    if backends.pair is None or not index_pairs:
+        return None
+    template = _template(backends)
+    vectors = backends.embedder.embed(
+        [template.format(query=query, passage=p.text) for p in passages]
+    )
+    left = vectors[[i for i, _ in index_pairs]]
+    right = vectors[[j for _, j in index_pairs]]
+    return backends.pair.classify(pair_features(left, right))
+
+
+def detect_pairs(
+    query: str,
+    passages: Sequence[Passage],
+    tagging: Tagging,
+    backends: Backends,
+    *,
+    tau_c: float | None = None,
+    cache: JudgmentCache | None = None,
+    use_llm: bool = True,
+) -> PairDetection:
+    """Judge every pair of `passages` (the packet) with the two-stage detector."""
+    threshold = resolve_tau_c(backends, tau_c)
+    index_pairs = list(combinations(range(len(passages)), 2))
+    stage1 = stage_one(query, passages, index_pairs, backends)
+    answers = {t.passage_id: (t.answer or "").lower() for t in tagging.tags}
+    decided: dict[int, ConflictPair] = {}
+    uncertain: list[int] = []
+    for n, (i, j) in enumerate(index_pairs):
+        scores = stage1[n] if stage1 is not None else None
+        if scores is None or scores.confidence < threshold:
+            uncertain.append(n)
+            continue
+        a, b = answers.get(passages[i].id, ""), answers.get(passages[j].id, "")
+        if a and b and (a != b) != (scores.conflict >= 0.5):
+            uncertain.append(n)  # the held answers contradict stage 1's confident call
+            continue
+        decided[n] = _from_stage_one(passages[i].id, passages[j].id, scores)
+    llm = backends.llm if use_llm else None
+    if llm is not None:
+        for n in uncertain:
+            i, j = index_pairs[n]
+            decided[n] = _llm_pair(query, passages[i], passages[j], stage1, n, llm, cache)
+        stage2 = f"llm:{llm.model_id}"
+    else:
+        decided.update(
+            _nli_pairs(passages, tagging, index_pairs, uncertain, stage1, backends, cache)
+        )
+        stage2 = f"nli:{backends.nli.model_id}"
+    stage1_name = f"mlp:{backends.pair.model_id}+" if backends.pair is not None else ""
+    pairs = tuple(decided[n] for n in range(len(index_pairs)))
+    return PairDetection(pairs, threshold, stage1_name + stage2)
+
+
+def _from_stage_one(a: int, b: int, scores: PairScores) -> ConflictPair:
+    conflict = scores.conflict >= 0.5
+    pair_type = best_conflict_type(scores.types) if conflict else PairType.NONE
+    return ConflictPair(
+        a, b, scores.conflict, conflict, pair_type, "mlp", scores.conflict, scores.confidence
+    )
+
+
+def _stage1_fields(
+    stage1: list[PairScores] | None, n: int
+) -> tuple[float | None, float | None, PairType]:
+    """Stage-1 P(conflict), confidence and best conflict type; without an MLP the type of a
+    conflict found in stage 2 is "factual", the generic inter-document conflict."""
+    if stage1 is None:
+        return None, None, PairType.FACTUAL
+    scores = stage1[n]
+    return scores.conflict, scores.confidence, best_conflict_type(scores.types)
+
+
+def describes(tagging: Tagging) -> bool:
+    """True when the question asks for a description (sentence answers, see claims.py)."""
+    candidates = tagging.frame.candidates
+    return bool(candidates) and candidates[0].kind == "sentence"
+
+
+def _nli_pairs(
+    passages: Sequence[Passage],
+    tagging: Tagging,
+    index_pairs: Sequence[tuple[int, int]],
+    uncertain: Sequence[int],
+    stage1: list[PairScores] | None,
+    backends: Backends,
+    cache: JudgmentCache | None,
+) -> dict[int, ConflictPair]:
+    """Stage 2 without an LLM: NLI on key sentences, both directions, one batch."""
+    tags = tagging.by_id()
+    texts = [
+        tx.clip_words(tags[p.id].key_sentence or p.text, tags[p.id].answer, KEY_SENTENCE_WORDS)
+        for p in passages
+    ]
+    batch: list[tuple[str, str]] = []
+    for n in uncertain:
+        i, j = index_pairs[n]
+        batch += [(texts[i], texts[j]), (texts[j], texts[i])]
+    scores = nli_batch(backends.nli, batch, stage="pairs.nli", cache=cache)
+    both = describes(tagging)
+    out = {}
+    for slot, n in enumerate(uncertain):
+        i, j = index_pairs[n]
+        forward, backward = scores[2 * slot], scores[2 * slot + 1]
+        labels = (forward.label, backward.label)
+        if both:
+            conflict = labels == ("contradiction", "contradiction")
+            prob = min(forward.contradiction, backward.contradiction)
+        else:
+            conflict = "contradiction" in labels
+            prob = max(forward.contradiction, backward.contradiction)
+        p1, c1, head_type = _stage1_fields(stage1, n)
+        out[n] = ConflictPair(
+            passages[i].id,
+            passages[j].id,
+            prob,
+            conflict,
+            head_type if conflict else PairType.NONE,
+            "nli",
+            p1,
+            c1,
+            f"NLI on key sentences: {forward.label} / {backward.label}",
+        )
+    return out
+
+
+def _llm_pair(
+    query: str,
+    a: Passage,
+    b: Passage,
+    stage1: list[PairScores] | None,
+    n: int,
+    llm: Generator,
+    cache: JudgmentCache | None,
+) -> ConflictPair:
+    """Stage 2 with the GGUF model: one structured JSON judgment."""
+    prompt = PAIR_PROMPT.format(query=query, a=a.text, b=b.text)
+    answer = llm_json(
+        llm,
+        [{"role": "user", "content": prompt}],
+        PAIR_SCHEMA,
+        stage="pairs.llm",
+        cache=cache,
+        max_tokens=200,
+    )
+    if not isinstance(answer, dict) or not isinstance(answer.get("conflict"), bool):
+        raise ModelOutputError(f"pair judgment is not the expected object: {answer!r}")
+    try:
+        pair_type = PairType(str(answer.get("type", "none")))
+    except ValueError as exc:
+        raise ModelOutputError(f"unknown pair type {answer.get('type')!r}") from exc
+    conflict = answer["conflict"]
+    if conflict and pair_type is PairType.NONE:
+        pair_type = _stage1_fields(stage1, n)[2]
+    p1, c1, _ = _stage1_fields(stage1, n)
+    return ConflictPair(
+        a.id,
+        b.id,
+        1.0 if conflict else 0.0,
+        conflict,
+        pair_type if conflict else PairType.NONE,
+        "llm",
+        p1,
+        c1,
+        str(answer.get("reason", "")),
+    )

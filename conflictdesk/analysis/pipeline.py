@@ -1,0 +1,227 @@
+"""The analysis pipeline: the order of the stages lives here and only here.
+
+embed → tag → cluster → kappa → packet → pairs → classify → resolve. `on_event(stage,
+result)` is called after each stage with that stage's result (for "embed": the tuple
+(passages with relevance, vectors, query similarity by id, relevance method)) so the TUI can
+stream progress; `options.cancel` (anything with `is_set()`,
+e.g. a threading.Event) is checked between stages."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from conflictdesk.analysis.classify import classify_conflict
+from conflictdesk.analysis.cluster import cluster_passages
+from conflictdesk.analysis.kappa import DELTA, conflict_score
+from conflictdesk.analysis.packet import (
+    B_IRRELEVANT,
+    K_PRIME,
+    MAX_PER_CLUSTER,
+    TAU,
+    build_packet,
+    split_evidence,
+)
+from conflictdesk.analysis.pairs import detect_pairs
+from conflictdesk.analysis.resolve import AuthorityTable, resolve
+from conflictdesk.analysis.tag import tag_passages
+from conflictdesk.analysis.types import Analysis
+from conflictdesk.backends.base import Backends, Embedder, JudgmentCache
+from conflictdesk.errors import ConflictDeskError, UsageError
+from conflictdesk.types import Passage
+
+STAGES = ("tag", "cluster", "kappa", "packet", "pairs", "classify", "resolve")
+
+
+class AnalysisCancelled(ConflictDeskError):
+    """The caller set the cancel flag; raised between stages."""
+
+
+class CancelFlag(Protocol):
+    def is_set(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class AnalysisOptions:
+    """The papers' hyper-parameters (ConRAG k′, τ, m, δ; ConflictRAG τ_c) and switches."""
+
+    k_prime: int = K_PRIME
+    tau: float = TAU
+    max_per_cluster: int = MAX_PER_CLUSTER
+    b_irr: int = B_IRRELEVANT
+    delta: float = DELTA
+    tau_c: float | None = None  # None: the pair model's calibrated τ_c, else 0.7
+    use_llm: bool = True  # use the GGUF model for pair refinement and typing when configured
+    authority: AuthorityTable = field(default_factory=AuthorityTable)
+    cancel: CancelFlag | None = None
+
+
+EventHandler = Callable[[str, Any], None]
+
+
+class _Run:
+    """Times stages, reports them and honours cancellation."""
+
+    def __init__(self, on_event: EventHandler | None, cancel: CancelFlag | None) -> None:
+        self.on_event, self.cancel = on_event, cancel
+        self.timings: dict[str, float] = {}
+
+    def stage(self, name: str, work: Callable[[], Any]) -> Any:
+        """Run `work`, time it and report its result to `on_event`."""
+        if self.cancel is not None and self.cancel.is_set():
+            raise AnalysisCancelled(f"analysis cancelled before stage {name!r}")
+        started = time.perf_counter()
+        result = work()
+        self.timings[name] = (time.perf_counter() - started) * 1000.0
+        if self.on_event is not None:
+            self.on_event(name, result)
+        return result
+
+
+def embed_passages(
+    query: str,
+    passages: Sequence[Passage],
+    embedder: Embedder,
+    known: Mapping[int, np.ndarray],
+) -> np.ndarray:
+    """Rows: the query, then each passage; vectors in `known` are reused, the rest embedded
+    in one call."""
+    missing = [p for p in passages if p.id not in known]
+    fresh = embedder.embed([query] + [p.text for p in missing])
+    by_id = {p.id: fresh[i + 1] for i, p in enumerate(missing)}
+    rows = [fresh[0]] + [
+        np.asarray(known[p.id], dtype=np.float32) if p.id in known else by_id[p.id]
+        for p in passages
+    ]
+    return np.vstack(rows)
+
+
+def with_relevance(
+    passages: Sequence[Passage], similarity: dict[int, float]
+) -> tuple[list[Passage], str]:
+    """Keep retrieval scores; when none is positive (inline documents), use the embedding
+    cosine between query and passage instead. Returns the passages and the method used."""
+    if any(p.relevance > 0 for p in passages):
+        return list(passages), "retrieval"
+    rescored = [dataclasses.replace(p, relevance=max(similarity[p.id], 0.0)) for p in passages]
+    return rescored, "embedding-cosine"
+
+
+def analyze(
+    query: str,
+    passages: Sequence[Passage],
+    backends: Backends,
+    *,
+    cache: JudgmentCache | None = None,
+    on_event: EventHandler | None = None,
+    options: AnalysisOptions | None = None,
+    passage_vectors: Mapping[int, np.ndarray] | None = None,
+) -> Analysis:
+    """Run every analysis stage on `passages` (the retrieved k) for `query`.
+
+    `passage_vectors` (passage id → vector from `backends.embedder`, e.g. the store's index)
+    spares re-embedding those passages; only the query and any others are embedded."""
+    opts = options or AnalysisOptions()
+    if not query.strip():
+        raise UsageError("empty query")
+    if not passages:
+        raise UsageError("no passages to analyse")
+    if len({p.id for p in passages}) != len(passages):
+        raise UsageError("passage ids must be unique")
+    run = _Run(on_event, opts.cancel)
+    llm = backends.llm if opts.use_llm else None
+
+    def embed() -> tuple[list[Passage], np.ndarray, dict[int, float], str]:
+        vectors = embed_passages(query, passages, backends.embedder, passage_vectors or {})
+        cosine = vectors[1:] @ vectors[0]
+        similarity = {p.id: float(c) for p, c in zip(passages, cosine, strict=True)}
+        scored, how = with_relevance(passages, similarity)
+        return scored, vectors[1:], similarity, how
+
+    scored, vectors, similarity, relevance_method = run.stage("embed", embed)
+    tagging = run.stage(
+        "tag",
+        lambda: tag_passages(query, scored, backends.nli, similarity=similarity, cache=cache),
+    )
+    clusters = run.stage(
+        "cluster", lambda: cluster_passages(scored, tagging, backends.embedder, embeddings=vectors)
+    )
+    score = run.stage("kappa", lambda: conflict_score(tagging.tags, clusters, delta=opts.delta))
+    packet = run.stage(
+        "packet",
+        lambda: build_packet(
+            scored,
+            tagging,
+            clusters,
+            score,
+            k_prime=opts.k_prime,
+            tau=opts.tau,
+            max_per_cluster=opts.max_per_cluster,
+            b_irr=opts.b_irr,
+        ),
+    )
+    by_id = {p.id: p for p in scored}
+    packet_passages = [by_id[pid] for pid in packet.passage_ids]
+    detection = run.stage(
+        "pairs",
+        lambda: detect_pairs(
+            query,
+            split_evidence(packet_passages, tagging)[0],
+            tagging,
+            backends,
+            tau_c=opts.tau_c,
+            cache=cache,
+            use_llm=opts.use_llm,
+        ),
+    )
+    verdict = run.stage(
+        "classify",
+        lambda: classify_conflict(
+            query,
+            packet_passages,
+            tagging,
+            clusters,
+            score,
+            detection,
+            llm=llm,
+            cache=cache,
+            tau=opts.tau,
+        ),
+    )
+    resolution = run.stage(
+        "resolve",
+        lambda: resolve(
+            packet_passages,
+            tagging,
+            clusters,
+            detection,
+            verdict,
+            authority=opts.authority,
+        ),
+    )
+    methods = {
+        **backends.methods(),
+        "relevance": relevance_method,
+        "tag": f"{tagging.method} ({tagging.frame.form.value}, claim from {tagging.frame.method})",
+        "pairs": detection.method,
+        "classify": verdict.method,
+        "resolve": resolution.rule,
+    }
+    return Analysis(
+        query,
+        tuple(scored),
+        tagging,
+        clusters,
+        score,
+        packet,
+        detection,
+        verdict,
+        resolution,
+        methods,
+        dict(run.timings),
+    )

@@ -1,0 +1,127 @@
+"""ConRAG A-stage tagging: each passage gets Support / Refute / Irrelevant and a confidence.
+
+The tagger is the NLI cross-encoder with premise = passage and hypothesis = the claim that
+`claims.py` derives from the query (the query itself, the declarative form of a yes/no
+question, or the leading candidate answer of a wh-question).
+
+Topicality first, hybrid like the retriever: the mean of two ratios to the best passage,
+dense (embedding cosine with the query, when the pipeline gives it) and lexical (the share of
+the query's idf-weighted content words the passage contains); lexical alone without
+embeddings. A passage below half the best (TOPICAL_RATIO) is about something else: it is tagged Irrelevant with confidence 1 − topicality, without an NLI call,
+and takes no part in choosing candidate answers (method "topicality").
+
+Key sentences (a passage's most query-relevant sentences, see `text.ranked_sentences`) weigh
+the query's words by their idf among the on-topic passages, so the words of the relation
+asked about count more than the topic's name, which they all share.
+
+For the others, tag = the NLI label with the highest probability (entailment → Support,
+contradiction → Refute, neutral → Irrelevant) and confidence u_i = that probability; all of
+them are scored in one batched `classify` call."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from conflictdesk.analysis import text as tx
+from conflictdesk.analysis.calls import nli_batch
+from conflictdesk.analysis.claims import frame_query
+from conflictdesk.analysis.types import PassageTag, Tagging
+from conflictdesk.backends.base import NLI, JudgmentCache
+from conflictdesk.types import NLIScores, Passage, Tag
+
+TOPICAL_RATIO = 0.5
+
+
+def relevance_weights(passages: Sequence[Passage]) -> dict[int, float]:
+    """rel_i = relevance / max relevance (all 1.0 when no passage has a positive score)."""
+    top = max((p.relevance for p in passages), default=0.0)
+    if top <= 0:
+        return {p.id: 1.0 for p in passages}
+    return {p.id: max(p.relevance, 0.0) / top for p in passages}
+
+
+def lexical_similarity(
+    query: str, passages: Sequence[Passage], idf: Mapping[str, float]
+) -> dict[int, float]:
+    """Share of the query's idf-weighted content words found in each passage."""
+    query_words = set(tx.content_words(query))
+    total = sum(idf.get(w, 1.0) for w in query_words)
+    if total <= 0:
+        return {p.id: 1.0 for p in passages}
+    return {
+        p.id: sum(idf.get(w, 1.0) for w in query_words & set(tx.content_words(p.text))) / total
+        for p in passages
+    }
+
+
+def topicality(similarity: Mapping[int, float]) -> dict[int, float]:
+    """Similarity over the best passage's, clipped to [0, 1]; all 1 when no similarity is
+    positive (nothing tells the passages apart)."""
+    top = max(similarity.values(), default=0.0)
+    if top <= 0:
+        return {pid: 1.0 for pid in similarity}
+    return {pid: min(max(s, 0.0) / top, 1.0) for pid, s in similarity.items()}
+
+
+def tag_from_scores(scores: NLIScores) -> tuple[Tag, float]:
+    """Entailment → Support, contradiction → Refute, neutral → Irrelevant; u_i = its prob."""
+    label = scores.label
+    tag = {"entailment": Tag.SUPPORT, "contradiction": Tag.REFUTE}.get(label, Tag.IRRELEVANT)
+    return tag, float(getattr(scores, label))
+
+
+def tag_passages(
+    query: str,
+    passages: Sequence[Passage],
+    nli: NLI,
+    *,
+    similarity: Mapping[int, float] | None = None,
+    cache: JudgmentCache | None = None,
+) -> Tagging:
+    """Tag every passage against the claim derived from `query` (module docstring rule)."""
+    idf = tx.idf_weights([p.text for p in passages])
+    topical = topicality(lexical_similarity(query, passages, idf))
+    if similarity is not None:
+        dense = topicality(similarity)
+        topical = {pid: (topical[pid] + dense[pid]) / 2 for pid in topical}
+    on_topic = {pid: w for pid, w in topical.items() if w >= TOPICAL_RATIO}
+    # Key sentences weigh query words by their idf among the on-topic passages: the topic's
+    # name, shared by all of them, matters less than the words of the relation asked about.
+    topic_idf = tx.idf_weights([p.text for p in passages if p.id in on_topic])
+    ranked = {
+        p.id: tx.ranked_sentences(query, p.text, topic_idf if p.id in on_topic else idf)
+        for p in passages
+    }
+    frame, answers = frame_query(query, passages, ranked, on_topic)
+    key_sentences = {pid: answers[pid][1] if pid in answers else ranked[pid][0] for pid in ranked}
+    scored_passages = [p for p in passages if p.id in on_topic]
+    scores = nli_batch(
+        nli, [(p.text, frame.hypothesis) for p in scored_passages], stage="tag", cache=cache
+    )
+    by_id = dict(zip((p.id for p in scored_passages), scores, strict=True))
+    tags = [
+        _tag(
+            passage.id,
+            by_id.get(passage.id),
+            key_sentences[passage.id],
+            topical[passage.id],
+            answers[passage.id][0] if passage.id in answers else None,
+        )
+        for passage in passages
+    ]
+    return Tagging(frame, tuple(tags), f"nli:{nli.model_id}")
+
+
+def _tag(
+    passage_id: int, scores: NLIScores | None, key: str, weight: float, answer: str | None
+) -> PassageTag:
+    if scores is None:  # off-topic: no NLI call
+        return PassageTag(
+            passage_id, Tag.IRRELEVANT, 1.0 - weight, 0.0, 0.0, 0.0,
+            key_sentence=key, topicality=weight, method="topicality",
+        )  # fmt: skip
+    tag, confidence = tag_from_scores(scores)
+    return PassageTag(
+        passage_id, tag, confidence, scores.entailment, scores.neutral, scores.contradiction,
+        key_sentence=key, answer=answer, topicality=weight,
+    )  # fmt: skip

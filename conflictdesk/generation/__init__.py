@@ -1,0 +1,1 @@
+"""The G-stage: evidence table, stance and cited answer (ConRAG), by CONFLICTS strategy."""

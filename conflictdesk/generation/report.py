@@ -1,0 +1,102 @@
+"""The two forms of an answer: the batch JSON record and the human-readable report."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from conflictdesk.analysis.types import Analysis
+from conflictdesk.generation.types import Answer, EvidenceRow
+
+WIDTH = 100
+
+
+def batch_record(record_id: Any, analysis: Analysis, result: Answer) -> dict[str, Any]:
+    """The `ask` batch schema: id, stance, conflict_type, kappa, evidence, clusters, pairs
+    (the conflicting ones), answer [{sent, cites}], conflict, method."""
+    return {
+        "id": record_id,
+        "stance": result.stance.value,
+        "conflict_type": analysis.verdict.type.value,
+        "kappa": round(analysis.kappa, 6),
+        "evidence": {
+            name: [_row_json(row) for row in getattr(result.evidence, name)]
+            for name in ("support", "refute", "irrelevant")
+        },
+        "clusters": [c.to_json() for c in analysis.clusters],
+        "pairs": [p.to_json() for p in analysis.detection.conflicting],
+        "answer": [s.as_json() for s in result.sentences],
+        "conflict": result.conflict,
+        "method": {**analysis.methods, **result.method},
+    }
+
+
+def _row_json(row: EvidenceRow) -> dict[str, Any]:
+    return {
+        "id": row.passage_id,
+        "confidence": round(row.confidence, 6),
+        "rationale": row.rationale,
+    }
+
+
+def is_disputed(analysis: Analysis) -> bool:
+    """The "disputed" badge: κ at or above the packet threshold τ (ConRAG's high conflict)
+    with mass on both sides; κ is 1 − 0/ε = 1 when nothing supports or refutes, which is a
+    lack of evidence, not a dispute."""
+    score = analysis.score
+    return score.u_support > 0 and score.u_refute > 0 and score.kappa >= analysis.packet.tau
+
+
+def render_report(analysis: Analysis, result: Answer, width: int = WIDTH) -> str:
+    """A plain-text report: badge, stance, type and why, evidence table, cited answer."""
+    lines = [f"Q: {analysis.query}", ""]
+    badge = "[DISPUTED] " if is_disputed(analysis) else ""
+    kind = analysis.verdict.type.value.replace("_", " ")
+    lines.append(
+        f"{badge}stance: {result.stance.value.replace('_', ' ')} · κ = {analysis.kappa:.2f} · "
+        f"type: {kind}"
+    )
+    lines += _wrapped(f"why: {analysis.verdict.rationale} ({analysis.verdict.method})", width)
+    lines += _wrapped(
+        f"resolution: {analysis.resolution.rule} — {analysis.resolution.rationale}", width
+    )
+    lines += ["", "Evidence"]
+    for name in ("support", "refute", "irrelevant"):
+        rows = getattr(result.evidence, name)
+        if not rows:
+            lines.append(f"  {name:<10} (none)")
+        for row in rows:
+            lines += _wrapped(f"  {name:<10} [{row.passage_id}] {row.rationale}", width, indent=16)
+    lines += ["", "Answer"]
+    for sentence in result.sentences:
+        cites = "".join(f"[{c}]" for c in sentence.cites)
+        lines += _wrapped(f"  {sentence.text} {cites}".rstrip(), width, indent=4)
+    lines += ["", *_wrapped(f"Conflict: {result.conflict}", width)]
+    if result.parametric is not None:
+        lines += _wrapped(f"Parametric check: {_parametric_line(result)}", width)
+    lines += ["", "Sources"]
+    cited = sorted({c for s in result.sentences for c in s.cites})
+    for passage_id in cited:
+        p = analysis.passage(passage_id)
+        meta = ", ".join(x for x in (p.date, p.source or p.url) if x)
+        lines += _wrapped(
+            f"  [{passage_id}] {p.title or p.text[:60]}" + (f" ({meta})" if meta else ""),
+            width,
+            indent=6,
+        )
+    lines += [
+        "",
+        f"method: {result.method.get('generation')} · stance {result.method.get('stance')}",
+    ]
+    return "\n".join(lines)
+
+
+def _parametric_line(result: Answer) -> str:
+    check = result.parametric
+    if check is None or not check.ran:
+        return check.status if check else "not run"
+    return f'{check.status}: closed-book answer "{check.closed_book}". {check.explanation or ""}'.strip()
+
+
+def _wrapped(text: str, width: int, indent: int = 2) -> list[str]:
+    return textwrap.wrap(text, width=width, subsequent_indent=" " * indent) or [""]

@@ -1,0 +1,1 @@
+"""Answer metrics: CARS (ConflictRAG) and NLI-judged citation quality and grounding."""

@@ -1,0 +1,397 @@
+"""Evaluate ConflictScore's conflict detection and claim × document labelling (Table 2 style).
+
+Cases, ConflictBench-style:
+- RAMDocs (../shared/data/ramdocs/dev.jsonl): the claim "The answer to the question Q is A."
+  for the most frequent answer A of the question's `correct` documents (the first gold answer
+  when it has none); `correct` documents giving A SUPPORT, `misinfo` documents CONTRADICT,
+  `noise` documents are IRRELEVANT, and `correct` documents giving another answer are left out
+  of the case (neither input nor scored). Reported on the EVAL half of the question-hash split
+  (`conflictdesk.training.claims.ramdocs_half`; the NLI model trains on the other half only)
+  and, labelled as such, on all questions.
+- QACC (../shared/data/qacc/dev.jsonl; the model trains on train.jsonl only): the claim for
+  the first answer; contexts listed for it SUPPORT, contexts listed only for another answer
+  CONTRADICT, contexts listed for no answer are IRRELEVANT.
+A case is a conflict when it has at least one SUPPORTS and one CONTRADICTS document.
+
+Baseline (answer-string match): SUPPORTS when the document contains the claim's answer,
+CONTRADICTS when it contains another candidate answer of the question (gold, wrong and
+document answers; forms that contain or are contained in A count as A), else IRRELEVANT.
+
+examples:
+  .venv/bin/python scripts/eval_conflictscore.py --threads 2
+  .venv/bin/python scripts/eval_conflictscore.py --dataset qacc --limit 50 --json
+  .venv/bin/python scripts/eval_conflictscore.py --calibrate   # two-stage threshold, train data
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from conflictdesk.training.claims import (
+    claim_text,
+    contains,
+    load_qacc,
+    qacc_answers,
+    ramdocs_half,
+    read_jsonl,
+)
+
+RELATIONS = ("SUPPORTS", "CONTRADICTS", "IRRELEVANT")
+DATA = ROOT.parent / "shared" / "data"
+# Two-stage routing target: the encoder settles a pair when its accuracy on pairs at least
+# that confident is this high on training data.
+CALIBRATION_TARGET_ACCURACY = 0.90
+
+
+@dataclass(frozen=True)
+class Case:
+    """One conflict-detection case: a claim, its documents and their gold relations."""
+
+    dataset: str
+    question: str
+    claim: str
+    answer: str
+    others: tuple[str, ...]
+    documents: tuple[str, ...]
+    gold: tuple[str, ...]
+    half: str  # RAMDocs: "train" / "eval"; QACC: the split
+
+    @property
+    def conflict(self) -> bool:
+        return "SUPPORTS" in self.gold and "CONTRADICTS" in self.gold
+
+
+# ------------------------------------------------------------------------------------ cases
+
+
+def _same_answer(a: str, b: str) -> bool:
+    a, b = a.strip().lower(), b.strip().lower()
+    return bool(a and b) and (a in b or b in a)
+
+
+def ramdocs_case(record: dict[str, Any]) -> Case | None:
+    docs = record["documents"]
+    answers = Counter(d["answer"].strip() for d in docs if d["type"] == "correct")
+    golds = [g for g in record.get("gold_answers", []) if g and g.strip()]
+    if answers:
+        answer = answers.most_common(1)[0][0]
+    elif golds:
+        answer = golds[0].strip()
+    else:
+        return None
+    texts, gold = [], []
+    for doc in docs:
+        if doc["type"] == "correct" and doc["answer"].strip().lower() != answer.lower():
+            continue  # another correct answer: not scored
+        texts.append(doc["text"])
+        gold.append(
+            {"correct": "SUPPORTS", "misinfo": "CONTRADICTS"}.get(doc["type"], "IRRELEVANT")
+        )
+    pool = golds + list(record.get("wrong_answers", []))
+    others = _others(answer, pool)
+    q = record["question"]
+    return Case("ramdocs", q, claim_text(q, answer), answer, others, tuple(texts), tuple(gold),
+                ramdocs_half(q))  # fmt: skip
+
+
+def _others(answer: str, pool: Sequence[str]) -> tuple[str, ...]:
+    seen: dict[str, str] = {}
+    for candidate in pool:
+        candidate = (candidate or "").strip()
+        if candidate and candidate.lower() != "unknown" and not _same_answer(candidate, answer):
+            seen.setdefault(candidate.lower(), candidate)
+    return tuple(seen.values())
+
+
+def qacc_case(record: dict[str, Any], split: str) -> Case | None:
+    answers = qacc_answers(record)
+    if not answers:
+        return None
+    (answer, supporting), rest = answers[0], answers[1:]
+    contradicting = set().union(*(idx for _, idx in rest)) if rest else set()
+    gold = []
+    for i, _ in enumerate(record["contexts"]):
+        if i in supporting:
+            gold.append("SUPPORTS")
+        elif i in contradicting:
+            gold.append("CONTRADICTS")
+        else:
+            gold.append("IRRELEVANT")
+    q = record["question"]
+    others = _others(answer, [a for a, _ in rest] + [record.get("correctAnswer") or ""])
+    return Case("qacc", q, claim_text(q, answer), answer, others, tuple(record["contexts"]),
+                tuple(gold), split)  # fmt: skip
+
+
+def load_cases(dataset: str, split: str) -> list[Case]:
+    if dataset == "ramdocs":
+        records = read_jsonl(DATA / "ramdocs" / "dev.jsonl")
+        cases = [ramdocs_case(r) for r in records]
+    else:
+        cases = [qacc_case(r, split) for r in load_qacc(split, DATA)]
+    return [c for c in cases if c is not None and c.documents]
+
+
+# ---------------------------------------------------------------------------- predictions
+
+
+def string_match(case: Case) -> list[str]:
+    """The answer-string-match baseline."""
+    out = []
+    for text in case.documents:
+        if contains(text, case.answer):
+            out.append("SUPPORTS")
+        elif any(contains(text, other) for other in case.others):
+            out.append("CONTRADICTS")
+        else:
+            out.append("IRRELEVANT")
+    return out
+
+
+def model_predictor(args: argparse.Namespace, with_nli: bool = False) -> Any:
+    """detect() on the embedded NLI model (and the GGUF model when the labeller needs it)."""
+    from conflictdesk.backends.registry import load_backends
+    from conflictdesk.config import load_config
+    from conflictdesk.scoring import detect
+
+    roles = ("nli",) if args.labeller == "nli" else ("nli", "llm")
+    config = load_config(threads=args.threads, device=args.device, llm_path=args.llm)
+    backends = load_backends(config, roles=roles)
+
+    def predict(case: Case) -> list[Any]:
+        result = detect(
+            case.claim, list(case.documents), backends, labeller=args.labeller, gate=args.gate
+        )
+        return list(result.claim.judgments)
+
+    if with_nli:
+        return predict, backends.nli.model_id, backends.nli
+    return predict, backends.nli.model_id
+
+
+# -------------------------------------------------------------------------------- metrics
+
+
+def _ratio(a: float, b: float) -> float:
+    return a / b if b else 0.0
+
+
+def detection_metrics(gold: Sequence[bool], predicted: Sequence[bool]) -> dict[str, float]:
+    """Table 2's columns: precision, recall, F1, accuracy, Acc_conf (= recall), Acc_noConf."""
+    tp = sum(g and p for g, p in zip(gold, predicted))
+    fp = sum(p and not g for g, p in zip(gold, predicted))
+    fn = sum(g and not p for g, p in zip(gold, predicted))
+    tn = sum(not g and not p for g, p in zip(gold, predicted))
+    precision, recall = _ratio(tp, tp + fp), _ratio(tp, tp + fn)
+    return {
+        "precision": precision, "recall": recall,
+        "f1": _ratio(2 * precision * recall, precision + recall),
+        "accuracy": _ratio(tp + tn, len(gold)), "acc_conf": recall,
+        "acc_noconf": _ratio(tn, tn + fp), "conflicts": tp + fn, "cases": len(gold),
+    }  # fmt: skip
+
+
+def relation_metrics(gold: Sequence[str], predicted: Sequence[str]) -> dict[str, float]:
+    """Per-relation F1 over all scored claim × document pairs and their macro average."""
+    out: dict[str, float] = {}
+    for relation in RELATIONS:
+        tp = sum(g == relation and p == relation for g, p in zip(gold, predicted))
+        precision = _ratio(tp, sum(p == relation for p in predicted))
+        recall = _ratio(tp, sum(g == relation for g in gold))
+        out[f"f1_{relation.lower()}"] = _ratio(2 * precision * recall, precision + recall)
+    out["macro_f1"] = sum(out[f"f1_{r.lower()}"] for r in RELATIONS) / len(RELATIONS)
+    out["pair_accuracy"] = _ratio(sum(g == p for g, p in zip(gold, predicted)), len(gold))
+    out["pairs"] = len(gold)
+    return out
+
+
+def gate_check(cases: Sequence[Case]) -> dict[str, Any]:
+    """How many pairs the relevance gate settles as IRRELEVANT, and their gold relations."""
+    from conflictdesk.scoring.label import shares_content
+
+    gold = Counter(
+        g for case in cases for text, g in zip(case.documents, case.gold)
+        if not shares_content(case.claim, text)
+    )  # fmt: skip
+    return {"gated": sum(gold.values()), "pairs": sum(len(c.gold) for c in cases),
+            "gold_of_gated": dict(gold)}  # fmt: skip
+
+
+def evaluate(cases: Sequence[Case], predictions: Sequence[Sequence[str]]) -> dict[str, Any]:
+    gold_pairs = [g for case in cases for g in case.gold]
+    predicted_pairs = [p for row in predictions for p in row]
+    predicted_conflict = ["SUPPORTS" in row and "CONTRADICTS" in row for row in predictions]
+    return {
+        "detection": detection_metrics([c.conflict for c in cases], predicted_conflict),
+        "relations": relation_metrics(gold_pairs, predicted_pairs),
+    }
+
+
+# ----------------------------------------------------------------------------- reporting
+
+
+def slices(args: argparse.Namespace) -> list[tuple[str, list[Case]]]:
+    out = []
+    if args.dataset in ("ramdocs", "all"):
+        cases = load_cases("ramdocs", "dev")[: args.limit]
+        out.append(("RAMDocs eval half", [c for c in cases if c.half == "eval"]))
+        out.append(("RAMDocs all (half seen in training)", cases))
+    if args.dataset in ("qacc", "all"):
+        out.append(("QACC dev", load_cases("qacc", "dev")[: args.limit]))
+    return out
+
+
+def run_eval(args: argparse.Namespace) -> dict[str, Any]:
+    predict, model_id = model_predictor(args)
+    report: dict[str, Any] = {
+        "model": model_id, "labeller": args.labeller, "gate": args.gate, "slices": {},
+    }  # fmt: skip
+    cache: dict[tuple[str, str], list[str]] = {}
+    for name, cases in slices(args):
+        start = time.perf_counter()
+        model_rows = []
+        for case in cases:
+            key = (case.dataset, case.question)
+            if key not in cache:
+                cache[key] = [j.relation.value for j in predict(case)]
+            model_rows.append(cache[key])
+        report["slices"][name] = {
+            "model": evaluate(cases, model_rows),
+            "baseline": evaluate(cases, [string_match(c) for c in cases]),
+            "gate": gate_check(cases) if args.gate else None,
+            "seconds": round(time.perf_counter() - start, 1),
+        }
+    return report
+
+
+def print_report(report: dict[str, Any]) -> None:
+    print(f"model: {report['model']}  labeller: {report['labeller']}  gate: {report['gate']}")
+    columns = {"precision": "P", "recall": "R", "f1": "F1", "accuracy": "Acc",
+               "acc_conf": "Acc_conf", "acc_noconf": "Acc_noConf", "f1_supports": "F1_S",
+               "f1_contradicts": "F1_C", "f1_irrelevant": "F1_I", "macro_f1": "macroF1",
+               "pair_accuracy": "pairAcc"}  # fmt: skip
+    for name, result in report["slices"].items():
+        d = result["model"]["detection"]
+        print(f"\n{name}: {d['cases']} cases, {d['conflicts']} with conflict, "
+              f"{result['model']['relations']['pairs']} pairs ({result['seconds']} s)")  # fmt: skip
+        if result["gate"]:
+            g = result["gate"]
+            print(f"  gate: {g['gated']} of {g['pairs']} pairs IRRELEVANT without the model; "
+                  f"their gold relations: {g['gold_of_gated']}")  # fmt: skip
+        print(f"  {'':<10}" + "".join(f"{c:>11}" for c in columns.values()))
+        for label in ("model", "baseline"):
+            row = result[label]["detection"] | result[label]["relations"]
+            print(f"  {label:<10}" + "".join(f"{row[c]:>11.4f}" for c in columns))
+
+
+# ---------------------------------------------------------------------------- calibration
+
+
+def calibrate(args: argparse.Namespace) -> dict[str, Any]:
+    """Encoder accuracy by confidence, for the two-stage threshold: the lowest threshold whose
+    settled pairs reach CALIBRATION_TARGET_ACCURACY, measured on (a) the training cases
+    (RAMDocs train half, QACC train; in-domain but seen in training, so optimistic) and (b)
+    SNLI dev (never trained on, off-domain); the larger threshold of the two is chosen."""
+    from conflictdesk.scoring.label import nli_judgment
+    from conflictdesk.training.nli_data import read_split
+
+    predict, model_id, nli = model_predictor(args, with_nli=True)
+    cases = [c for c in load_cases("ramdocs", "dev") if c.half == "train"]
+    cases += load_cases("qacc", "train")
+    in_domain = [
+        (judgment.confidence, judgment.relation.value == gold)
+        for case in cases[: args.limit]
+        for judgment, gold in zip(predict(case), case.gold)
+        if judgment.confidence is not None  # gated pairs never reach the LLM
+    ]
+    rows = read_split("snli/dev")[: args.limit or 2000]
+    names = {"entailment": "SUPPORTS", "contradiction": "CONTRADICTS", "neutral": "IRRELEVANT"}
+    scores = nli.classify([(row.premise, row.hypothesis) for row in rows])
+    held_out = [
+        (nli_judgment(score).confidence, nli_judgment(score).relation.value == names[_label(row)])
+        for row, score in zip(rows, scores)
+    ]
+    result: dict[str, Any] = {"model": model_id, "target": CALIBRATION_TARGET_ACCURACY}
+    for name, scored in (("train cases", in_domain), ("snli/dev", held_out)):
+        curve = _curve(scored)
+        chosen = next(
+            (p["threshold"] for p in curve if p["settled_accuracy"] >= CALIBRATION_TARGET_ACCURACY),
+            None,
+        )
+        result[name] = {"pairs": len(scored), "threshold": chosen, "curve": curve}
+    found = [result[n]["threshold"] for n in ("train cases", "snli/dev")]
+    result["threshold"] = max(t for t in found if t is not None) if any(found) else None
+    return result
+
+
+def _label(row: Any) -> str:
+    from conflictdesk.training.nli_data import LABELS
+
+    return row.label if isinstance(row.label, str) else LABELS[row.label]
+
+
+def _curve(scored: Sequence[tuple[float, bool]]) -> list[dict[str, float]]:
+    curve = []
+    for step in range(34, 100, 2):
+        t = step / 100
+        settled = [ok for conf, ok in scored if conf >= t]
+        routed = [ok for conf, ok in scored if conf < t]
+        curve.append({"threshold": t, "settled": _ratio(len(settled), len(scored)),
+                      "settled_accuracy": _ratio(sum(settled), len(settled)),
+                      "routed_accuracy": _ratio(sum(routed), len(routed))})  # fmt: skip
+    return curve
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--dataset", choices=("ramdocs", "qacc", "all"), default="all")
+    parser.add_argument("--limit", type=int, default=None, help="first N cases per dataset")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--labeller", choices=("nli", "llm", "two-stage"), default="nli")
+    parser.add_argument("--llm", type=Path, default=None, help="GGUF model for llm/two-stage")
+    parser.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
+    parser.add_argument("--no-gate", dest="gate", action="store_false",
+                        help="no relevance gate: the model labels every pair")  # fmt: skip
+    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="cpu")
+    parser.add_argument("--calibrate", action="store_true",
+                        help="measure the two-stage threshold on training data instead")  # fmt: skip
+    args = parser.parse_args(argv)
+    if args.calibrate:
+        result = calibrate(args)
+        if args.json:
+            print(json.dumps(result, indent=1))
+            return 0
+        print(f"{result['model']}: target settled accuracy {result['target']}; "
+              f"chosen threshold {result['threshold']}")  # fmt: skip
+        for name in ("train cases", "snli/dev"):
+            part = result[name]
+            print(f"{name}: {part['pairs']} pairs, threshold {part['threshold']}")
+            for point in part["curve"]:
+                print("  t={threshold:.2f} settled={settled:.3f} settled_acc={settled_accuracy:.4f}"
+                      " routed_acc={routed_accuracy:.4f}".format(**point))  # fmt: skip
+        return 0
+    report = run_eval(args)
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print_report(report)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

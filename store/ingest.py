@@ -1,0 +1,126 @@
+"""Ingest files into a collection: discover → read → chunk → embed (batched) → store.
+
+Each document is committed in its own transaction together with its passages and vectors,
+so a killed ingest keeps every finished document and a re-run skips them (dedup by the
+sha256 of the document's text). Documents are embedded in batches of about 64 passages
+across files, then written one transaction per document."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from conflictdesk.backends.base import Embedder
+from conflictdesk.errors import InputError
+from conflictdesk.ingest.chunking import Chunk, chunk_text
+from conflictdesk.ingest.readers import DEFAULT_MAX_BYTES, SourceDocument, discover, read_file
+from conflictdesk.store.database import EMBED_BATCH, Store, content_sha256
+
+# on_event(kind, path, detail): kind is "file" (one file done), "error" (a problem)
+EventFn = Callable[[str, str, str], None]
+
+
+@dataclass
+class IngestReport:
+    collection: str
+    files: int = 0
+    documents_added: int = 0
+    documents_skipped: int = 0  # already in the collection (same text)
+    passages_added: int = 0
+    embedded_with: str | None = None
+    failures: list[dict[str, str]] = field(default_factory=list)  # {"path", "reason"}
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "collection": self.collection,
+            "files": self.files,
+            "documents_added": self.documents_added,
+            "documents_skipped": self.documents_skipped,
+            "passages_added": self.passages_added,
+            "embedded_with": self.embedded_with,
+            "failed": len(self.failures),
+            "failures": self.failures,
+        }
+
+
+def ingest_paths(
+    store: Store,
+    paths: Iterable[Path],
+    collection: str,
+    embedder: Embedder | None,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_words: int = 200,
+    overlap: int = 40,
+    on_event: EventFn | None = None,
+    files: list[tuple[Path, str | None]] | None = None,
+) -> IngestReport:
+    """Ingest `paths` (files or folders) into `collection`, creating it if needed.
+
+    `embedder=None` stores no vectors (`ingest --no-embed`); search embeds them later.
+    `files` may pass an already discovered list (the CLI does, to size its progress bar)."""
+    emit = on_event or (lambda kind, path, detail: None)
+    cid = store.ensure_collection(collection)
+    report = IngestReport(collection, embedded_with=embedder.model_id if embedder else None)
+    pending: list[tuple[SourceDocument, list[Chunk]]] = []
+    pending_passages = 0
+
+    def fail(path: str, reason: str) -> None:
+        report.failures.append({"path": path, "reason": reason})
+        emit("error", path, reason)
+
+    def flush() -> None:
+        nonlocal pending, pending_passages
+        if not pending:
+            return
+        vectors = None
+        if embedder is not None:
+            vectors = embedder.embed([c.text for _, chunks in pending for c in chunks])
+        offset = 0
+        for doc, chunks in pending:
+            part = None if vectors is None else vectors[offset : offset + len(chunks)]
+            offset += len(chunks)
+            model = embedder.model_id if embedder else None
+            if store.add_document(cid, doc, chunks, part, model) is None:
+                report.documents_skipped += 1
+            else:
+                report.documents_added += 1
+                report.passages_added += len(chunks)
+        pending, pending_passages = [], 0
+
+    seen: set[str] = set()
+    for path, problem in files if files is not None else list(discover(paths)):
+        report.files += 1
+        if problem is not None:
+            fail(str(path), problem)
+            emit("file", str(path), problem)
+            continue
+        try:
+            result = read_file(path, max_bytes=max_bytes)
+        except InputError as exc:
+            fail(str(path), str(exc))
+            emit("file", str(path), "failed")
+            continue
+        for reason in result.errors:
+            fail(str(path), reason)
+        for doc in result.documents:
+            sha = content_sha256(doc.text)
+            if sha in seen or store.has_document(cid, sha):
+                report.documents_skipped += 1
+                continue
+            seen.add(sha)
+            doc = replace(doc, metadata={**doc.metadata, "file": str(path)})
+            chunks = chunk_text(doc.text, max_words=max_words, overlap=overlap)
+            pending.append((doc, chunks))
+            pending_passages += len(chunks)
+            if pending_passages >= EMBED_BATCH:
+                flush()
+        emit("file", str(path), f"{len(result.documents)} document(s)")
+    flush()
+    return report

@@ -1,0 +1,78 @@
+"""`ask`, `demo` and the NLI metrics on the shipped embedded models (no LLM)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conflictdesk.errors import ModelMissingError
+from conflictdesk.generation.answer import ask
+from conflictdesk.generation.types import AnswerSentence, SentenceRole
+from conflictdesk.metrics.citations import SUPPORTED, citation_quality, factual_grounding
+from conflictdesk.types import ConflictType, Passage
+
+pytestmark = pytest.mark.integration
+
+DOCS = [
+    Passage(0, "As of the census of 2010, there were 3,559 people living in Broken Bow, Nebraska."),
+    Passage(1, "Broken Bow, Nebraska had a population of 10,000 people at the 2010 census."),
+    Passage(
+        2, "Broken Bow is the county seat of Custer County and lies near the Middle Loup River."
+    ),
+    Passage(3, "The 2010 census counted 3,559 people and 1,575 households in Broken Bow."),
+]
+
+
+@pytest.fixture(scope="module")
+def backends():
+    from conflictdesk.backends.registry import load_backends
+    from conflictdesk.config import load_config
+
+    try:
+        return load_backends(load_config(), roles=("embedder", "nli", "pair"))
+    except ModelMissingError as exc:
+        pytest.skip(f"embedded models not built: {exc}")
+
+
+def test_ask_on_inline_documents(backends):
+    analysis, _result, record = ask("What is the population of Broken Bow?", DOCS, backends)
+    assert record["conflict_type"] in {t.value for t in ConflictType}
+    assert record["stance"] in {"support", "refute", "disputed", "not_enough_info"}
+    assert 0.0 <= record["kappa"] <= 1.0
+    assert record["method"]["nli"] == backends.nli.model_id
+    assert record["method"]["generation"].startswith("extractive:")
+    assert record["answer"] and all(set(s) == {"sent", "cites"} for s in record["answer"])
+    cited = {c for s in record["answer"] for c in s["cites"]}
+    assert cited <= set(analysis.packet.passage_ids) <= {0, 1, 2, 3}
+    evidence = record["evidence"]
+    assert sorted(r["id"] for rows in evidence.values() for r in rows) == sorted(
+        analysis.packet.passage_ids
+    )
+    assert set(analysis.timings) >= {"tag", "cluster", "pairs", "classify", "resolve"}
+
+
+def test_nli_metrics_on_a_copied_sentence(backends):
+    passages = {p.id: p.text for p in DOCS}
+    copied = AnswerSentence(DOCS[0].text, (0,))
+    note = AnswerSentence("The sources disagree.", (0, 1), SentenceRole.CONFLICT)
+    quality = citation_quality([copied, note], passages, backends.nli)
+    assert quality.recall == 1.0 and quality.precision == 1.0
+    assert quality.leakage is None or 0.0 <= quality.leakage <= 1.0
+    grounding = factual_grounding([copied, note], passages, backends.nli)
+    assert grounding.labels[0] == SUPPORTED and grounding.grounding == 1.0
+
+
+def test_demo_runs_on_the_examples(backends, tmp_path, capsys, monkeypatch):
+    import conflictdesk.cli.ask as ask_cli
+    from conflictdesk.cli import main
+
+    monkeypatch.setattr(ask_cli, "make_backends", lambda args: backends)
+    code = main(["demo", "--db", str(tmp_path / "demo.db"), "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    records = [json.loads(line) for line in out.splitlines()]
+    assert len(records) == 6
+    for record in records:
+        assert record["conflict_type"] in {t.value for t in ConflictType}
+        assert record["answer"] and record["expected_type"]

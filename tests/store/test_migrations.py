@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+import sqlite3
+
+from conflictdesk.store import Store
+
+EXPECTED = {
+    "collections": {"id", "name", "created", "generation"},
+    "documents": {"id", "collection_id", "title", "source", "url", "date", "sha256", "metadata", "added"},
+    "passages": {"id", "document_id", "collection_id", "ord", "text", "char_start", "char_end"},
+    "embeddings": {"passage_id", "model", "dim", "vector"},
+    "model_calls": {"id", "stage", "model_id", "input_hash", "output", "ms", "created"},
+    "runs": {"id", "kind", "input", "output", "method", "created"},
+}
+
+
+def columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def test_blank_database_gets_every_table_and_column(tmp_path):
+    path = tmp_path / "sub" / "c.db"
+    with Store.open(path) as store:
+        assert store.applied_migrations() == ["m001_initial"]
+    conn = sqlite3.connect(path)
+    for table, cols in EXPECTED.items():
+        assert columns(conn, table) == cols, table
+    fts = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'passages_fts'").fetchone()[0]
+    assert "fts5" in fts
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    uniques = [r[1] for r in conn.execute("PRAGMA index_list(model_calls)") if r[2]]
+    cols = [c for name in uniques for c in (r[2] for r in conn.execute(f"PRAGMA index_info({name})"))]
+    assert cols == ["stage", "model_id", "input_hash"]
+
+
+def test_reopening_applies_nothing_twice(tmp_path):
+    path = tmp_path / "c.db"
+    Store.open(path).close()
+    with Store.open(path) as store:
+        assert store.applied_migrations() == ["m001_initial"]
+        assert store.conn.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0] == 1
+
+
+def test_busy_timeout_set(tmp_path):
+    with Store.open(tmp_path / "c.db") as store:
+        assert store.conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000

@@ -1,0 +1,108 @@
+"""DeskEngine, the production Desk, on a real in-memory store with fake back-ends."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from conflictdesk.config import load_config
+from conflictdesk.store import Store
+from conflictdesk.tui.app import ConflictDeskApp
+from conflictdesk.tui.desk import ASK_STAGES, Cancelled
+from conflictdesk.tui.engine import DeskEngine
+from tests.fakes import fake_backends
+from tests.tui.conftest import settle, wait_until
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "docs"
+QUESTION = "What is the recommended daily dose of velsarin?"
+
+
+@pytest.fixture
+def engine(tmp_path) -> DeskEngine:
+    backends = fake_backends()
+    config = load_config(path=tmp_path / "none.toml", env={})
+    return DeskEngine(Store.open(":memory:"), config, load_backends=lambda roles: backends)
+
+
+@pytest.fixture
+def loaded(engine) -> DeskEngine:
+    engine.ingest([str(EXAMPLES)], "examples", lambda *a: None, threading.Event())
+    return engine
+
+
+def test_ingest_reports_each_file_and_its_errors(engine, tmp_path):
+    (tmp_path / "a.txt").write_text("Velsarin is dosed at 250 mg.", encoding="utf-8")
+    (tmp_path / "b.md").write_text("# B\n\nVelsarin is dosed at 400 mg.", encoding="utf-8")
+    bad = tmp_path / "c.exe"
+    bad.write_bytes(b"MZ")
+    progress = []
+    summary = engine.ingest([str(tmp_path / "a.txt"), str(tmp_path / "b.md"), str(bad)],
+                            "mine", lambda *event: progress.append(event), threading.Event())
+    assert [(done, total) for done, total, _, _ in progress] == [(1, 3), (2, 3), (3, 3)]
+    assert progress[0][3] is None and progress[2][3]  # the .exe has a reason
+    assert summary == {"added": 2, "skipped": 0, "failed": 1, "passages": 2, "cancelled": False}
+    assert engine.collections()[0] | {"created": None} == {
+        "name": "mine", "documents": 2, "passages": 2, "created": None}
+
+
+def test_a_cancelled_ingest_keeps_the_files_already_imported(engine):
+    cancel = threading.Event()
+    summary = engine.ingest([str(EXAMPLES)], "examples", lambda *a: cancel.set(), cancel)
+    assert summary["cancelled"] is True and summary["added"] >= 1
+    assert engine.collections()[0]["documents"] == summary["added"]
+
+
+def test_documents_and_their_passages_in_order(loaded):
+    documents = loaded.documents("examples")
+    assert len(documents) >= 10
+    passages = loaded.passages(documents[0]["id"])
+    assert passages and all(p["document_id"] == documents[0]["id"] for p in passages)
+    assert [p["ord"] for p in passages] == sorted(p["ord"] for p in passages)
+
+
+def test_ask_streams_every_stage_stores_the_run_and_reopens_it(loaded):
+    events = []
+    run_id, result = loaded.ask(QUESTION, "examples", lambda s, p: events.append((s, set(p))),
+                                threading.Event())
+    stages = [stage for stage, _ in events]
+    assert sorted(set(stages), key=stages.index) == list(ASK_STAGES)
+    assert ("tagging", {"tagging"}) in events and ("answer", {"answer"}) in events
+    assert result["answer"]["sentences"] and result["verdict"]["type"]
+    stored = loaded.run(run_id)
+    assert stored["kind"] == "ask" and stored["result"] == result
+    assert loaded.history()[0] == {"id": run_id, "kind": "ask", "created": stored["created"],
+                                   "summary": QUESTION}
+
+
+def test_a_cancelled_ask_raises_and_stores_nothing(loaded):
+    cancel = threading.Event()
+
+    def on_event(stage, partial):
+        if stage == "tagging":
+            cancel.set()
+
+    with pytest.raises(Cancelled):
+        loaded.ask(QUESTION, "examples", on_event, cancel)
+    assert loaded.history() == []
+
+
+def test_score_is_stored_and_reopened(engine):
+    documents = [{"title": "A", "text": "Velsarin is dosed at 250 mg."},
+                 {"title": "B", "text": "Velsarin is dosed at 400 mg."}]
+    run_id, result = engine.score("Velsarin is dosed at 250 mg.", documents, threading.Event())
+    assert result["claims"][0]["relations"] == ["SUPPORTS", "CONTRADICTS"]
+    assert result["cs_c"] == 1.0 and result["documents"] == documents
+    assert engine.run(run_id)["result"] == result
+
+
+async def test_the_app_asks_through_the_engine_in_a_worker(loaded):
+    app = ConflictDeskApp(engine=loaded, cursor_blink=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press(*QUESTION, "enter")
+        stages = pilot.app.screen.query_one("#stages")
+        await wait_until(pilot, lambda: stages.status.startswith(("done", "failed")), 30)
+        assert stages.status == f"done · run {loaded.history()[0]['id']}"
+        assert str(pilot.app.screen.query_one("#answer-text").render()).strip()

@@ -1,0 +1,176 @@
+"""From a query to a claim: query forms, declarative forms, candidate answers."""
+
+from __future__ import annotations
+
+import pytest
+
+from conflictdesk.analysis.claims import (
+    answer_claim,
+    answer_kind,
+    answer_spans,
+    declarative,
+    frame_query,
+    nearest_span,
+    passage_answer,
+    query_form,
+)
+from conflictdesk.analysis.types import QueryForm
+from conflictdesk.types import Passage
+
+
+@pytest.mark.parametrize(
+    ("query", "form"),
+    [
+        ("Is intermittent fasting effective for weight loss?", QueryForm.YES_NO),
+        ("Does coffee cause cancer?", QueryForm.YES_NO),
+        ("How many countries have recognized same-sex marriage?", QueryForm.WH),
+        ("In which year did the bridge open?", QueryForm.WH),
+        ("Coffee causes cancer.", QueryForm.CLAIM),
+        ("The voting rights act of 1965 was an effort to ensure voting rights for?", QueryForm.WH),
+    ],
+)
+def test_query_form(query, form):
+    assert query_form(query) is form
+
+
+@pytest.mark.parametrize(
+    ("question", "claim"),
+    [
+        ("Is intermittent fasting effective?", "Intermittent fasting is effective"),
+        ("Is Pluto a planet?", "Pluto is a planet"),
+        ("Is the Earth flat?", "The Earth is flat"),
+        ("Does coffee cause cancer?", "Coffee cause cancer"),
+        ("Should the United Nations act?", "The United Nations should act"),
+        (
+            "Is paracetamol more effective than placebo?",
+            "Paracetamol is more effective than placebo",
+        ),
+    ],
+)
+def test_declarative_form_of_yes_no_questions(question, claim):
+    assert declarative(question) == claim
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("When did season 5 of Prison Break come out?", "date"),
+        ("How many people have been on the ISS?", "number"),
+        ("When was it first lit and how tall is it?", "number"),
+        ("Who has the biggest airport?", "entity"),
+        ("What is the maximum daily dose for adults?", "any"),
+        ("What does vitamin Q7 do for the body?", "sentence"),
+        ("Why is the sky blue?", "sentence"),
+    ],
+)
+def test_answer_kind_by_question_words(question, kind):
+    assert answer_kind(question) == kind
+
+
+def test_answer_spans_normalise_dates_and_numbers_and_skip_query_spans():
+    spans = answer_spans("It premiered on 4 April 2017 and ended on May 30, 2017.", "date", "q")
+    assert [key for _, key, _, _ in spans] == ["date:2017-04-04", "date:2017-05-30"]
+    numbers = answer_spans("By 2022, 32 countries had it; 35 today.", "number", "q")
+    assert [key for _, key, _, _ in numbers] == ["num:32", "num:35"]  # 2022 is a date
+    assert answer_spans("It rises to 2,841 m.", "number", "q")[0][1] == "num:2841"
+    entities = answer_spans("Atlanta is busier than Denver.", "entity", "Is Denver big?")
+    assert [key for _, key, _, _ in entities] == ["ent:atlanta"]
+
+
+def test_sentence_initial_capital_is_not_an_entity_unless_seen_mid_sentence():
+    sentence = "Following a review, Keldmore lowered it."
+    assert [s for _, _, s, _ in answer_spans(sentence, "entity", "q", set())] == ["Keldmore"]
+    assert [s for _, _, s, _ in answer_spans(sentence, "entity", "q", {"following"})] == [
+        "Following",
+        "Keldmore",
+    ]
+
+
+def test_nearest_span_prefers_relation_words_over_query_names():
+    sentence = (
+        "Orvane Systems, the Dunmarsh maker of turbines, said that Mira Castellane will become "
+        "its chief executive officer."
+    )
+    spans = answer_spans(sentence, "entity", "Who is the chief executive of Orvane Systems?")
+    best = nearest_span(sentence, spans, "Who is the chief executive of Orvane Systems?")
+    assert best[2] == "Mira Castellane"
+
+
+def test_passage_answer_uses_the_best_sentence_that_holds_a_span():
+    ranked = ["The lighthouse was first lit long ago.", "Its tower stands 34 metres tall."]
+    assert passage_answer("How tall is the lighthouse?", "number", ranked) == (
+        "num:34",
+        "34 metres",
+        "number",
+        "Its tower stands 34 metres tall.",
+    )
+    assert passage_answer("How tall is it?", "number", ["No figure here."]) is None
+
+
+def test_frame_votes_with_topicality_and_skips_off_topic_passages():
+    passages = [Passage(i, t) for i, t in enumerate([
+        "Mount Ysolde rises to 2,841 metres.",
+        "Mount Ysolde is 2,841 m tall.",
+        "Mount Ysolde is 4,120 metres tall.",
+        "The other peak is 9,999 metres tall.",
+    ])]  # fmt: skip
+    ranked = {p.id: [p.text] for p in passages}
+    frame, answers = frame_query(
+        "How tall is Mount Ysolde?", passages, ranked, {0: 0.6, 1: 0.6, 2: 1.0}
+    )
+    assert [c.text for c in frame.candidates] == ["2,841 metres", "4,120 metres"]
+    assert frame.candidates[0].score == pytest.approx(1.2)
+    assert frame.candidates[0].passage_ids == (0, 1)
+    assert frame.hypothesis == (
+        "The answer to the question How tall is Mount Ysolde? is 2,841 metres."
+    )
+    assert answers[1] == ("2,841 metres", "Mount Ysolde is 2,841 m tall.")
+    assert 3 not in answers
+
+
+def test_sentence_questions_take_the_leading_sentence_as_claim():
+    passages = [Passage(0, "Q7 keeps bones dense."), Passage(1, "Q7 helps vision in dim light.")]
+    ranked = {p.id: [p.text] for p in passages}
+    frame, _ = frame_query("What does Q7 do?", passages, ranked, {0: 1.0, 1: 0.8})
+    assert frame.leading == frame.hypothesis == "Q7 keeps bones dense."
+    assert [c.kind for c in frame.candidates] == ["sentence", "sentence"]
+
+
+def test_yes_no_and_claim_frames_have_no_candidates():
+    frame, answers = frame_query("Is Pluto a planet?", [], {}, {})
+    assert (frame.hypothesis, frame.candidates, answers) == ("Pluto is a planet", (), {})
+    frame, _ = frame_query("Pluto is a planet.", [], {}, {})
+    assert frame.form is QueryForm.CLAIM and frame.hypothesis == "Pluto is a planet."
+
+
+def test_answer_claim_uses_the_nli_training_template():
+    assert answer_claim(" How tall is Mount Ysolde? ", "2,841 m") == (
+        "The answer to the question How tall is Mount Ysolde? is 2,841 m."
+    )
+
+
+def test_fallback_from_date_to_any_span_and_to_the_question_without_on_topic_passages():
+    passages = [Passage(0, "The poll is released every Monday afternoon.")]
+    ranked = {0: [passages[0].text]}
+    frame, _ = frame_query("When is the poll released?", passages, ranked, {0: 1.0})
+    assert (frame.leading, frame.method) == ("Monday", "rule:any-fallback")
+    frame, answers = frame_query("When is the poll released?", passages, ranked, {})
+    assert (frame.hypothesis, frame.method, answers) == ("When is the poll released?", "query", {})
+
+
+def test_coarse_dates_back_the_finer_date_they_contain():
+    texts = ["It exploded on 29 August 1949.", "The test came in 1949.", "It was August 1953."]
+    passages = [Passage(i, t) for i, t in enumerate(texts)]
+    ranked = {p.id: [p.text] for p in passages}
+    frame, answers = frame_query("When did it explode?", passages, ranked, {0: 0.6, 1: 1.0, 2: 0.9})
+    assert frame.leading == "29 August 1949"
+    assert frame.candidates[0].passage_ids == (0, 1)
+    assert frame.candidates[0].score == pytest.approx(1.6)
+    assert answers[1][0] == "29 August 1949"
+
+
+def test_date_stamps_and_entities_repeating_the_question_are_not_answers():
+    ranked = ["May 19, 2023 ...", "Roman Brady was first played by Josh Taylor."]
+    found = passage_answer("Who played the original Roman?", "entity", ranked, set())
+    assert found is not None and found[1] == "Josh Taylor"
+    assert passage_answer("When was it?", "date", ["May 19, 2023 ..."]) is None

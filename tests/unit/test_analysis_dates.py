@@ -1,0 +1,46 @@
+"""Dates in metadata and text."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from conflictdesk.analysis.dates import find_dates, parse_iso, passage_date, years
+from conflictdesk.types import Passage
+
+
+def test_parse_iso_precisions():
+    assert parse_iso("2024") == date(2024, 1, 1)
+    assert parse_iso("2024-03") == date(2024, 3, 1)
+    assert parse_iso("2024-03-17T10:00:00Z") == date(2024, 3, 17)
+    assert parse_iso("March 2024") is None
+    assert parse_iso("2024-13-01") is None
+    assert parse_iso(None) is None
+
+
+def test_find_dates_in_text_forms():
+    found = find_dates(
+        "As of March 2024, 279 people; on 12 September 2021 it was 244; "
+        "the 2017-04-04 release; in 1998; 1,950 visitors."
+    )
+    assert [(d.iso(), d.precision) for d in found] == [
+        ("2024-03", "m"),
+        ("2021-09-12", "d"),
+        ("2017-04-04", "d"),
+        ("1998", "y"),
+    ]
+
+
+def test_numbers_are_not_years():
+    assert years("It cost 1,950 dollars and 2000.5 grams") == set()
+
+
+def test_passage_date_prefers_metadata_then_latest_text_date():
+    assert passage_date(Passage(0, "In 1990 and 2010.", date="2015-06")) == (
+        date(2015, 6, 1),
+        "metadata",
+    )
+    assert passage_date(Passage(1, "In 1990 and in May 2010.")) == (date(2010, 5, 1), "text")
+    assert passage_date(
+        Passage(2, "Released on May 30, 2017, after 2016."), exclude={"may 30, 2017"}
+    ) == (date(2016, 1, 1), "text")
+    assert passage_date(Passage(3, "No dates here.")) is None

@@ -1,0 +1,175 @@
+"""ConflictRAG two-stage pair detection: features, τ_c routing, NLI and LLM stage 2."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conflictdesk.analysis.pairs import detect_pairs, pair_features, resolve_tau_c
+from conflictdesk.analysis.types import ClaimFrame, PassageTag, QueryForm, Tagging
+from conflictdesk.backends.base import Backends
+from conflictdesk.errors import ModelOutputError
+from conflictdesk.types import NLIScores, PairScores, PairType, Passage, Tag
+from tests.fakes import FakeEmbedder, FakeGenerator, FakeNLI, MemoryCache
+
+
+class ScriptedPair:
+    """Returns the queued PairScores in order; records feature batches."""
+
+    model_id = "scripted-pair"
+
+    def __init__(self, scores, tau_c=None):
+        self.scores = list(scores)
+        self.history = []
+        if tau_c is not None:
+            self.tau_c = tau_c
+
+    def classify(self, features):
+        self.history.append(features)
+        return self.scores[: len(features)]
+
+
+PASSAGES = [
+    Passage(0, "Alpha is 5 metres tall."),
+    Passage(1, "Alpha is 9 metres tall."),
+    Passage(2, "Alpha stands 5 metres high."),
+]
+TAGGING = Tagging(
+    ClaimFrame("q", QueryForm.WH, "h"),
+    tuple(
+        PassageTag(p.id, Tag.SUPPORT, 0.9, 0.9, 0.05, 0.05, key_sentence=p.text) for p in PASSAGES
+    ),
+    "t",
+)
+# pair order: (0,1), (0,2), (1,2)
+SCRIPT = [
+    PairScores(0.95, (0.02, 0.90, 0.05, 0.03)),  # confident conflict, factual
+    PairScores(0.05, (0.9, 0.05, 0.03, 0.02)),  # confident no conflict
+    PairScores(0.55, (0.3, 0.1, 0.5, 0.1)),  # uncertain (confidence 0.55 < 0.7)
+]
+
+
+def test_features_are_the_four_interaction_blocks():
+    e_i, e_j = np.array([[1.0, -2.0]]), np.array([[3.0, 0.5]])
+    f = pair_features(e_i, e_j)
+    assert f.dtype == np.float32 and f.shape == (1, 8)
+    assert f[0].tolist() == [1.0, -2.0, 3.0, 0.5, 2.0, 2.5, 3.0, -1.0]
+
+
+def test_tau_c_explicit_then_model_then_paper_default():
+    with_tau = Backends(FakeEmbedder(), FakeNLI(), ScriptedPair([], tau_c=0.8))
+    assert resolve_tau_c(with_tau, 0.6) == 0.6
+    assert resolve_tau_c(with_tau, None) == 0.8
+    assert resolve_tau_c(Backends(FakeEmbedder(), FakeNLI(), ScriptedPair([])), None) == 0.7
+
+
+def test_confident_pairs_stay_in_stage_one_uncertain_go_to_nli_in_one_batch():
+    contradiction = NLIScores(0.05, 0.1, 0.85)
+    nli = FakeNLI(override={(PASSAGES[2].text, PASSAGES[1].text): contradiction})
+    embedder, pair = FakeEmbedder(), ScriptedPair(SCRIPT)
+    detection = detect_pairs("How tall is Alpha?", PASSAGES, TAGGING, Backends(embedder, nli, pair))
+    assert embedder.history[0][0] == "How tall is Alpha?\nAlpha is 5 metres tall."
+    assert pair.history[0].shape == (3, 4 * embedder.dim)
+    first, second, third = detection.pairs
+    assert (first.stage, first.conflict, first.pair_type) == ("mlp", True, PairType.FACTUAL)
+    assert (second.stage, second.conflict, second.pair_type) == ("mlp", False, PairType.NONE)
+    assert third.stage == "nli" and third.conflict
+    assert third.conflict_prob == pytest.approx(0.85)
+    assert third.pair_type is PairType.TEMPORAL  # head 2's best non-"none" type
+    assert third.stage1_prob == pytest.approx(0.55)
+    assert len(nli.history) == 1 and len(nli.history[0]) == 2  # both directions, one call
+    assert detection.method == "mlp:scripted-pair+nli:fake-nli"
+    assert detection.conflicting == (first, third)
+
+
+def test_without_a_pair_model_every_pair_goes_to_nli():
+    nli = FakeNLI()
+    detection = detect_pairs("q", PASSAGES, TAGGING, Backends(FakeEmbedder(), nli, None))
+    assert {p.stage for p in detection.pairs} == {"nli"}
+    assert len(nli.history[0]) == 6
+    assert detection.method == "nli:fake-nli"
+    # FakeNLI: differing numbers over shared words contradict
+    verdicts = {(p.i, p.j): p.conflict for p in detection.pairs}
+    assert verdicts == {(0, 1): True, (0, 2): False, (1, 2): True}
+
+
+def test_llm_refines_uncertain_pairs_with_structured_json():
+    llm = FakeGenerator()
+    llm.enqueue({"conflict": True, "type": "opinion", "reason": "they judge differently"})
+    cache = MemoryCache()
+    backends = Backends(FakeEmbedder(), FakeNLI(), ScriptedPair(SCRIPT), llm)
+    detection = detect_pairs("q", PASSAGES, TAGGING, backends, cache=cache)
+    third = detection.pairs[2]
+    assert (third.stage, third.conflict, third.pair_type) == ("llm", True, PairType.OPINION)
+    assert third.rationale == "they judge differently"
+    assert len(llm.history) == 1 and llm.history[0]["kind"] == "json"
+    assert detection.method == "mlp:scripted-pair+llm:fake-llm"
+    again = detect_pairs("q", PASSAGES, TAGGING, backends, cache=cache)
+    assert len(llm.history) == 1 and again.pairs[2] == third
+
+
+def test_malformed_llm_answer_raises():
+    llm = FakeGenerator()
+    llm.enqueue({"conflict": "maybe", "type": "none", "reason": ""})
+    backends = Backends(FakeEmbedder(), FakeNLI(), ScriptedPair(SCRIPT), llm)
+    with pytest.raises(ModelOutputError):
+        detect_pairs("q", PASSAGES, TAGGING, backends)
+
+
+def test_pair_model_refuses_features_from_another_embedder():
+    from conflictdesk.errors import ModelIntegrityError
+
+    pair = ScriptedPair(SCRIPT)
+    pair.config = {"embedder": "minilm-l6-embedder-int8", "text_template": "{query}\n{passage}"}
+    with pytest.raises(ModelIntegrityError):
+        detect_pairs("q", PASSAGES, TAGGING, Backends(FakeEmbedder(), FakeNLI(), pair))
+    pair.config["embedder"] = "fake-embedder"
+    pair.config["text_template"] = "Q: {query} P: {passage}"
+    embedder = FakeEmbedder()
+    detect_pairs("q", PASSAGES, TAGGING, Backends(embedder, FakeNLI(), pair))
+    assert embedder.history[0][0] == "Q: q P: Alpha is 5 metres tall."
+
+
+def test_confident_stage_one_call_contradicted_by_the_answers_goes_to_stage_two():
+    answers = {0: "5 metres", 1: "9 metres", 2: "5 metres"}
+    tagging = Tagging(
+        ClaimFrame("q", QueryForm.WH, "h"),
+        tuple(
+            PassageTag(
+                p.id, Tag.SUPPORT, 0.9, 0.9, 0.05, 0.05, key_sentence=p.text, answer=answers[p.id]
+            )
+            for p in PASSAGES
+        ),
+        "t",
+    )
+    script = [
+        PairScores(0.05, (0.9, 0.05, 0.03, 0.02)),  # (0,1): confident "none", answers differ
+        PairScores(0.95, (0.02, 0.9, 0.05, 0.03)),  # (0,2): confident conflict, same answer
+        PairScores(0.55, (0.3, 0.1, 0.5, 0.1)),  # (1,2): uncertain anyway
+    ]
+    nli = FakeNLI()
+    detection = detect_pairs(
+        "q", PASSAGES, tagging, Backends(FakeEmbedder(), nli, ScriptedPair(script))
+    )
+    assert [p.stage for p in detection.pairs] == ["nli", "nli", "nli"]
+    assert len(nli.history[0]) == 6
+    assert [p.conflict for p in detection.pairs] == [True, False, True]
+
+
+def test_description_answers_need_contradiction_both_ways():
+    from conflictdesk.analysis.types import Candidate
+
+    a, b = "Q7 keeps bones dense.", "Q7 helps vision in dim light."
+    passages = [Passage(0, a), Passage(1, b)]
+    one_way = {(a, b): NLIScores(0.05, 0.55, 0.4), (b, a): NLIScores(0.02, 0.08, 0.9)}
+    for kind, expected in (("sentence", False), ("number", True)):
+        frame = ClaimFrame("q", QueryForm.WH, a, (Candidate(a, kind, (0,), 1.0),), a)
+        tags = tuple(PassageTag(p.id, Tag.SUPPORT, 0.9, 0.9, 0.05, 0.05, key_sentence=p.text)
+                     for p in passages)  # fmt: skip
+        detection = detect_pairs(
+            "What does Q7 do?", passages, Tagging(frame, tags, "t"),
+            Backends(FakeEmbedder(), FakeNLI(override=one_way), None),
+        )  # fmt: skip
+        pair = detection.pairs[0]
+        assert pair.conflict is expected
+        assert pair.conflict_prob == pytest.approx(0.4 if kind == "sentence" else 0.9)

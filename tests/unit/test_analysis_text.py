@@ -1,0 +1,51 @@
+"""Text features shared by the analysis stages."""
+
+from __future__ import annotations
+
+from conflictdesk.analysis import text as tx
+
+
+def test_sentences_split_paragraphs_and_keep_abbreviations():
+    text = "Title line\n\nDr. Imre Valcourt spoke. J. R. R. Tolkien wrote it. 2,841 m is high."
+    assert tx.sentences(text) == [
+        "Title line",
+        "Dr. Imre Valcourt spoke.",
+        "J. R. R. Tolkien wrote it.",
+        "2,841 m is high.",
+    ]
+
+
+def test_ranked_sentences_put_statements_before_headings():
+    idf = {"lumivex": 1.0, "body": 2.0}
+    ranked = tx.ranked_sentences(
+        "What does lumivex do for the body?",
+        "Lumivex and the body\n\nLumivex helps the body keep bone. Other text here.",
+        idf,
+    )
+    assert ranked[0] == "Lumivex helps the body keep bone."
+    assert ranked[-1] == "Lumivex and the body"
+
+
+def test_numbers_with_units_and_entities():
+    assert tx.numbers("It rises to 2,841 metres and 12 micrograms.") == [
+        "2841 metres",
+        "12 micrograms",
+    ]
+    assert tx.entities("Yesterday Mira Castellane met the Halden Institute.") == [
+        "mira castellane",  # sentence-initial "Yesterday" is not part of the name
+        "halden institute",
+    ]
+    assert tx.entity_spans("Following a review, Keldmore acted.", set()) == [(20, "Keldmore")]
+
+
+def test_clip_words_centres_on_the_anchor():
+    text = " ".join(f"w{i}" for i in range(100))
+    assert tx.clip_words(text, "w80", 10).split() == [f"w{i}" for i in range(75, 85)]
+    assert tx.clip_words(text, None, 5) == "w0 w1 w2 w3 w4"
+    assert tx.clip_words("short text", "text", 5) == "short text"
+
+
+def test_specificity_counts_numbers_and_entities_per_content_word():
+    # one number and one entity over five content words
+    assert tx.specificity("Mount Ysolde rises 2841 metres") == 2 / 5
+    assert tx.specificity("") == 0.0

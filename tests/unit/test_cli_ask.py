@@ -1,0 +1,212 @@
+"""`conflictdesk ask` and `conflictdesk demo` on fake back-ends and a real SQLite store."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+import conflictdesk.cli.ask as ask_cli
+from conflictdesk.cli import main
+from conflictdesk.store import Store
+from tests.fakes import fake_backends
+
+SCHEMA_KEYS = {
+    "id",
+    "stance",
+    "conflict_type",
+    "kappa",
+    "evidence",
+    "clusters",
+    "pairs",
+    "answer",
+    "conflict",
+    "method",
+}
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+DOCS = [
+    "The population of Broken Bow was 3,559 people in 2010.",
+    "Broken Bow had 10,000 people in 2010.",
+    "Broken Bow is a city in Custer County, Nebraska.",
+]
+
+
+@pytest.fixture(autouse=True)
+def fake_models(monkeypatch):
+    monkeypatch.setattr(ask_cli, "make_backends", lambda args: fake_backends())
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = int(exc.code)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _runs(db: Path) -> list[dict]:
+    with Store.open(db) as store:
+        return store.runs(kind="ask")
+
+
+def test_batch_with_inline_documents_and_bad_lines(tmp_path, capsys):
+    batch = tmp_path / "q.jsonl"
+    batch.write_text(
+        "\n".join(
+            [
+                json.dumps(
+                    {
+                        "id": "good",
+                        "query": "What is the population of Broken Bow?",
+                        "documents": DOCS,
+                    }
+                ),
+                "{not json",
+                json.dumps({"id": "noquery", "documents": DOCS}),
+                json.dumps({"id": "nodocs", "query": "Who?"}),  # no documents, no --collection
+                json.dumps(
+                    {"id": "badtype", "query": "Who?", "documents": DOCS, "conflict_type": "gossip"}
+                ),
+            ]
+        )
+        + "\n"
+    )
+    db = tmp_path / "a.db"
+    code, out, err = run(capsys, "ask", str(batch), "--db", str(db))
+    assert code == 1
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [line["id"] for line in lines] == ["good", 2, "noquery", "nodocs", "badtype"]
+    good = lines[0]
+    assert set(good) == SCHEMA_KEYS
+    cited = {c for sentence in good["answer"] for c in sentence["cites"]}
+    assert cited <= {0, 1, 2}  # indices into the given documents
+    assert all("error" in line for line in lines[1:])
+    assert "query" in lines[2]["error"] and "--collection" in lines[3]["error"]
+    assert "gossip" in lines[4]["error"]
+    assert err.count("conflictdesk: line") == 4
+    (stored,) = _runs(db)
+    assert stored["input"]["documents"][0]["text"] == DOCS[0]
+    assert set(stored["output"]) == {"record", "analysis", "answer"}
+    assert stored["output"]["record"] == good
+    assert stored["output"]["analysis"]["packet"]["passage_ids"]
+
+
+def test_batch_from_stdin(tmp_path, capsys, monkeypatch):
+    line = json.dumps(
+        {"id": 7, "query": "What is the population of Broken Bow?", "documents": DOCS}
+    )
+    monkeypatch.setattr("sys.stdin", io.StringIO(line + "\n"))
+    code, out, _ = run(capsys, "ask", "-", "--db", str(tmp_path / "a.db"))
+    assert code == 0
+    assert json.loads(out)["id"] == 7
+
+
+def test_single_question_over_a_collection(tmp_path, capsys):
+    from conflictdesk.store import ingest_paths
+
+    db = tmp_path / "a.db"
+    with Store.open(db) as store:
+        ingest_paths(store, [EXAMPLES / "docs"], "ex", fake_backends().embedder)
+    code, out, err = run(
+        capsys,
+        "ask",
+        "Who is the chief executive officer of Orvane Systems?",
+        "-c",
+        "ex",
+        "-k",
+        "6",
+        "--db",
+        str(db),
+        "--json",
+    )
+    assert code == 0, err
+    record = json.loads(out)
+    assert set(record) == SCHEMA_KEYS
+    (stored,) = _runs(db)
+    assert record["id"] == stored["id"]
+    with Store.open(db) as store:
+        known = {p.id for p in store.collection_passages("ex")}
+    assert {c for s in record["answer"] for c in s["cites"]} <= known  # stored passage ids
+
+    code, out, _ = run(
+        capsys,
+        "ask",
+        "Who is the chief executive officer of Orvane Systems?",
+        "-c",
+        "ex",
+        "--db",
+        str(db),
+    )
+    assert code == 0
+    assert "Evidence" in out and "Answer" in out and "saved as run 2" in out
+
+
+def test_usage_errors(tmp_path, capsys):
+    db = str(tmp_path / "a.db")
+    code, _, err = run(capsys, "ask", "Who?", "--db", db)
+    assert code == 2 and "--collection" in err
+    code, _, err = run(capsys, "ask", "missing.jsonl", "--db", db)
+    assert code == 2 and "no such file" in err
+    code, _, err = run(capsys, "ask", "Who?", "-c", "x", "-k", "0", "--db", db)
+    assert code == 2
+
+
+def test_llm_strategy_without_llm_fails_with_a_clear_message(tmp_path, capsys):
+    batch = tmp_path / "q.jsonl"
+    batch.write_text(json.dumps({"id": 1, "query": "Who?", "documents": DOCS}) + "\n")
+    code, out, err = run(
+        capsys, "ask", str(batch), "--strategy", "pipeline", "--db", str(tmp_path / "a.db")
+    )
+    assert code == 1
+    assert "--llm" in json.loads(out)["error"] and "--llm" in err
+
+
+def test_help_has_examples(capsys):
+    code, out, _ = run(capsys, "ask", "--help")
+    assert code == 0 and "examples:" in out and "conflictdesk ask -" in out
+
+
+def test_demo_ingests_once_and_prints_the_type_table(tmp_path, capsys):
+    db = str(tmp_path / "d.db")
+    code, out, err = run(capsys, "demo", "--db", db)
+    assert code == 0, err
+    assert "documents added" in out
+    table = out[out.index("question ") :]
+    for qid in ("quillmere-lighthouse", "ysolde-height", "orvane-ceo"):
+        assert qid in table
+    assert "conflict types as expected" in table
+    assert out.count("Evidence") == 6
+    code, out, _ = run(capsys, "demo", "--db", db)
+    assert code == 0 and "0 documents added" in out  # idempotent
+    assert len(_runs(Path(db))) == 12
+
+
+def test_memo_embedder_reuses_stored_vectors_and_the_query_vector(tmp_path):
+    import numpy as np
+
+    from conflictdesk.store import ingest_paths
+
+    backends = ask_cli.with_memo(fake_backends())
+    memo, inner = backends.embedder, backends.embedder.inner
+    assert ask_cli.with_memo(backends) is backends  # wrapped once
+    with Store.open(tmp_path / "m.db") as store:
+        ingest_paths(store, [EXAMPLES / "docs"], "ex", inner)
+        calls = len(inner.history)
+        passages = ask_cli.retrieve(store, "How tall is Mount Ysolde?", "ex", 5, backends)
+        assert len(inner.history) == calls + 1  # only the query was encoded
+        vectors = memo.embed(["How tall is Mount Ysolde?"] + [p.text for p in passages])
+        assert len(inner.history) == calls + 1  # the analysis re-encodes nothing
+        fresh = inner.embed([p.text for p in passages])
+        assert np.allclose(vectors[1:], fresh, atol=1e-5)
+        memo.embed(["a text never seen"])
+        assert inner.history[-1] == ["a text never seen"]
+
+
+def test_memo_embedder_handles_more_texts_than_it_remembers():
+    memo = ask_cli.MemoEmbedder(fake_backends().embedder, limit=2)
+    texts = ["one", "two", "three", "four"]
+    vectors = memo.embed(texts)
+    assert vectors.shape == (4, memo.dim) and len(memo.memo) == 2

@@ -1,0 +1,72 @@
+"""NLI pool loading: evaluation splits never reach training; the training package stays free
+of torch at import time."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conflictdesk.training import nli_data
+
+
+@pytest.mark.parametrize("split", nli_data.EVAL_SPLITS + ("anli/dev_r3", "cad_snli/test_original"))
+def test_evaluation_splits_are_refused(split):
+    with pytest.raises(ValueError):
+        nli_data.check_trainable(split)
+
+
+def test_train_and_heldout_lists_hold_no_evaluation_split():
+    for split in nli_data.TRAIN_SPLITS + nli_data.HELDOUT_SPLITS:
+        nli_data.check_trainable(split)
+    assert not set(nli_data.TRAIN_SPLITS) & set(nli_data.HELDOUT_SPLITS)
+
+
+def test_read_split_maps_labels_and_skips_bad_rows(tmp_path):
+    folder = tmp_path / "nli" / "toy"
+    folder.mkdir(parents=True)
+    rows = [
+        {"premise": "A", "hypothesis": "B", "label": "contradiction"},
+        {"premise": "C", "hypothesis": "D", "label": "-"},
+        {"premise": "", "hypothesis": "D", "label": "neutral"},
+        {"premise": "E", "hypothesis": "F", "label": "entailment"},
+    ]
+    with gzip.open(folder / "train.jsonl.gz", "wt") as handle:
+        handle.write("\n".join(json.dumps(r) for r in rows))
+    got = nli_data.load_pool(["toy/train"], root=tmp_path)
+    assert [(r.premise, r.label) for r in got] == [("A", 2), ("E", 0)]
+    swapped = list(nli_data.swap_contradictions(got))
+    assert [(s.premise, s.hypothesis) for s in swapped] == [("B", "A")]
+
+
+def test_majority_accuracy():
+    assert nli_data.majority_accuracy([0, 0, 1, 2]) == 0.5
+    assert nli_data.majority_accuracy([]) == 0.0
+
+
+def test_training_package_does_not_import_torch():
+    code = (
+        "import sys; import conflictdesk.training.claims, conflictdesk.training.perturb, "
+        "conflictdesk.training.pairs, conflictdesk.training.features; "
+        "print('torch' in sys.modules or 'transformers' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_metrics():
+    from conflictdesk.training import metrics
+
+    gold = ["a", "a", "b", "c"]
+    pred = ["a", "b", "b", "b"]
+    assert metrics.accuracy(gold, pred) == 0.5
+    assert metrics.f1_for(gold, pred, "a") == pytest.approx(2 / 3)
+    assert metrics.f1_for(gold, pred, "b") == pytest.approx(0.5)
+    assert metrics.macro_f1(gold, pred, ["a", "b", "c"]) == pytest.approx((2 / 3 + 0.5) / 3)
+    assert metrics.confusion(gold, pred)["a->b"] == 1
+    assert metrics.majority(gold) == "a"
+    with pytest.raises(ValueError):
+        metrics.accuracy(gold, pred[:2])

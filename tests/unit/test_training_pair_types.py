@@ -1,0 +1,78 @@
+"""Pair-type labelling rules and the stage-1 pair builders."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conflictdesk.training import pair_types, pairs
+from conflictdesk.training.features import pair_features
+from conflictdesk.types import PAIR_TYPES, PairType
+
+
+def test_non_conflicts_are_none():
+    assert (
+        pair_types.label_pair_type("I believe it is best.", "I think so.", False) == PairType.NONE
+    )
+
+
+def test_opinion_needs_markers_on_both_sides_or_two_on_one():
+    a = "Critics argue the film is the best of the decade."
+    assert pair_types.label_pair_type(a, "The film was released in 2001.", True) == PairType.OPINION
+    assert pair_types.label_pair_type("I think it works.", "It fails.", True) == PairType.FACTUAL
+    assert (
+        pair_types.label_pair_type_loose("I think it works.", "It fails.", True) == PairType.OPINION
+    )
+
+
+def test_temporal_needs_different_years_and_a_date_value_or_wording():
+    a, b = "The club was founded in 1911.", "The club was founded in 1912."
+    assert pair_types.label_pair_type(a, b, True, disputed="1912") == PairType.TEMPORAL
+    assert pair_types.label_pair_type(a, b, True, disputed="Bob") == PairType.FACTUAL
+    c = "As of 2020 the mayor is Ann."
+    d = "In 2016 the mayor was Bob."
+    assert pair_types.label_pair_type(c, d, True, disputed="Ann") == PairType.TEMPORAL
+    assert pair_types.label_pair_type("In 2016 X.", "In 2016 Y.", True, "1999") == PairType.FACTUAL
+
+
+def test_pairs_builders_label_qacc_and_ramdocs():
+    qacc = {
+        "question": "When?",
+        "firstAnswer": "1911",
+        "firstContext": "['A', 'B']",
+        "secondAnswerExist": "A",
+        "secondAnswer": "1912",
+        "secondContext": "['C']",
+        "contexts": ["Opened in 1911.", "Since 1911.", "Opened in 1912.", "Cats."],
+    }
+    got = pairs.qacc_pairs([qacc], seed=0)
+    labelled = {(p.text_i, p.text_j): p.conflict for p in got}
+    assert labelled[("When?\nOpened in 1911.", "When?\nSince 1911.")] == 0
+    assert labelled[("When?\nOpened in 1911.", "When?\nOpened in 1912.")] == 1
+    assert all(p.kind == PAIR_TYPES.index(PairType.NONE) for p in got if not p.conflict)
+    ram = {
+        "question": "Q?",
+        "gold_answers": ["A"],
+        "wrong_answers": ["B"],
+        "documents": [
+            {"text": "x A", "type": "correct", "answer": "A"},
+            {"text": "y A", "type": "correct", "answer": "A"},
+            {"text": "z B", "type": "misinfo", "answer": "B"},
+            {"text": "noise", "type": "noise", "answer": "unknown"},
+        ],
+    }
+    got = pairs.ramdocs_pairs([ram])
+    assert sorted(p.conflict for p in got) == [0, 1, 1]
+    assert all("noise" not in p.text_i + p.text_j for p in got)
+
+
+def test_side_text_and_features():
+    assert pairs.side_text("Q?", "P") == "Q?\nP"
+    assert pairs.side_text(None, "P") == "P"
+    a = np.array([[1.0, 0.0]], dtype=np.float32)
+    b = np.array([[0.5, 2.0]], dtype=np.float32)
+    f = pair_features(a, b)
+    assert f.shape == (1, 8) and f.dtype == np.float32
+    assert f.tolist() == [[1.0, 0.0, 0.5, 2.0, 0.5, 2.0, 0.5, 0.0]]
+    with pytest.raises(ValueError):
+        pair_features(a, np.zeros((2, 2)))

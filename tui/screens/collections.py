@@ -1,0 +1,137 @@
+"""Collections: counts per collection, their documents and each document's passages."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Label, OptionList
+from textual.widgets.option_list import Option
+
+from conflictdesk.tui.desk import Desk
+from conflictdesk.tui.screens.document import DocumentScreen
+from conflictdesk.tui.screens.import_dialog import ImportDialog
+from conflictdesk.tui.widgets.nav_bar import NavBar
+
+
+class CollectionsScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("i", "import_files", "Import"),
+        Binding("r", "refresh", "Refresh"),
+    ]
+
+    def __init__(self, desk: Desk) -> None:
+        super().__init__()
+        self.desk = desk
+        self.collection: str | None = None
+        self.document_rows: dict[str, dict[str, Any]] = {}
+        self.passage_rows: dict[str, dict[str, Any]] = {}
+
+    def compose(self) -> ComposeResult:
+        yield NavBar("collections")
+        with Horizontal(id="collections-body"):
+            with Vertical(id="collections-left"):
+                yield Label("[b]Collections[/b]")
+                yield DataTable(id="collections-table", cursor_type="row")
+            with Vertical(id="collections-right"):
+                yield Label("[b]Documents[/b]", id="documents-title")
+                yield DataTable(id="documents-table", cursor_type="row")
+                yield Label("[b]Passages[/b]", id="passages-title")
+                yield OptionList(id="passages-list")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#collections-table", DataTable).add_columns("Name", "Docs", "Passages")
+        self.query_one("#documents-table", DataTable).add_columns("Title", "Date", "¶")
+        self.action_refresh()
+
+    def action_refresh(self) -> None:
+        table = self.query_one("#collections-table", DataTable)
+        table.clear()
+        try:
+            rows = self.desk.collections()
+        except Exception as exc:  # noqa: BLE001 - shown to the user
+            self.notify(f"Could not list collections: {exc}", severity="error")
+            return
+        for row in rows:
+            table.add_row(row["name"], row.get("documents", 0), row.get("passages", 0),
+                          key=row["name"])
+        if not rows:
+            self.query_one("#documents-title", Label).update(
+                "[b]Documents[/b]  no collections yet: press [b]i[/b] to import files")
+            return
+        names = [r["name"] for r in rows]
+        index = names.index(self.collection) if self.collection in names else 0
+        table.move_cursor(row=index)
+        self.show_collection(names[index])
+        table.focus()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key.value is None:
+            return
+        if event.data_table.id == "collections-table":
+            self.show_collection(event.row_key.value)
+        elif event.data_table.id == "documents-table":
+            self.show_document(event.row_key.value)
+
+    def show_collection(self, name: str) -> None:
+        if name == self.collection and self.document_rows:
+            return
+        self.collection = name
+        table = self.query_one("#documents-table", DataTable)
+        table.clear()
+        try:
+            documents = self.desk.documents(name)
+        except Exception as exc:  # noqa: BLE001 - shown to the user
+            self.notify(f"Could not list documents of {name}: {exc}", severity="error")
+            return
+        self.document_rows = {str(d["id"]): d for d in documents}
+        for doc in documents:
+            table.add_row(doc.get("title") or doc.get("source") or f"document {doc['id']}",
+                          doc.get("date") or "", doc.get("passages", ""), key=str(doc["id"]))
+        self.query_one("#documents-title", Label).update(
+            f"[b]Documents[/b] in {name} ({len(documents)})")
+        if documents:
+            self.show_document(str(documents[0]["id"]))
+        else:
+            self.query_one("#passages-list", OptionList).clear_options()
+
+    def show_document(self, key: str) -> None:
+        options = self.query_one("#passages-list", OptionList)
+        options.clear_options()
+        try:
+            passages = self.desk.passages(int(key))
+        except Exception as exc:  # noqa: BLE001 - shown to the user
+            self.notify(f"Could not read passages: {exc}", severity="error")
+            return
+        self.passage_rows = {str(p["id"]): p for p in passages}
+        options.add_options([Option(p.get("text", ""), id=str(p["id"])) for p in passages])
+        if passages:
+            options.highlighted = 0
+        self.query_one("#passages-title", Label).update(f"[b]Passages[/b] ({len(passages)})")
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.data_table.id == "collections-table":
+            self.query_one("#documents-table", DataTable).focus()
+        elif event.data_table.id == "documents-table":
+            self.query_one("#passages-list", OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        passage = dict(self.passage_rows.get(event.option.id or "", {}))
+        doc = self.document_rows.get(str(passage.get("document_id")), {})
+        passage.setdefault("title", doc.get("title"))
+        passage.setdefault("source", doc.get("source"))
+        if passage:
+            self.app.push_screen(DocumentScreen(self.desk, passage))
+
+    def action_import_files(self) -> None:
+        self.app.push_screen(ImportDialog(self.desk, self.collection or ""), self._imported)
+
+    def _imported(self, summary: dict[str, Any] | None) -> None:
+        if summary and summary.get("collection"):
+            self.collection = summary["collection"]
+            self.document_rows = {}
+        self.action_refresh()

@@ -1,0 +1,81 @@
+"""The cited answer: each sentence is followed by clickable [n] markers, and the citations
+list below is keyboard-selectable; either way PassageChosen is posted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from conflictdesk.tui.messages import PassageChosen
+from conflictdesk.tui.widgets.evidence_table import passage_index, passage_label
+
+WAITING = "The answer appears here once every stage has run."
+
+
+def citation_numbers(answer: dict[str, Any]) -> dict[int, int]:
+    """Passage id -> citation number, numbered by first appearance in the answer."""
+    numbers: dict[int, int] = {}
+    for sentence in answer.get("sentences") or []:
+        for pid in sentence.get("cites") or []:
+            numbers.setdefault(int(pid), len(numbers) + 1)
+    return numbers
+
+
+def cited_text(answer: dict[str, Any], numbers: dict[int, int]) -> Content:
+    """The sentences, each followed by links `[n]` to the passages it cites."""
+    parts: list[Content] = []
+    for sentence in answer.get("sentences") or []:
+        parts.append(Content(str(sentence.get("sent", ""))))
+        for pid in sentence.get("cites") or []:
+            style = f"bold $accent underline @click=cite({int(pid)})"
+            parts.append(Content.styled(f"[{numbers[int(pid)]}]", style))
+        parts.append(Content(" "))
+    return Content("").join(parts)
+
+
+class _AnswerText(Static):
+    """The answer's text; its `[n]` links run `cite`, which posts PassageChosen."""
+
+    def action_cite(self, passage_id: int) -> None:
+        self.post_message(PassageChosen(int(passage_id)))
+
+
+class AnswerView(Vertical):
+    """Empty until the answer stage has run."""
+
+    def compose(self) -> ComposeResult:
+        yield _AnswerText(WAITING, id="answer-text")
+        yield OptionList(id="citations")
+
+    def show(self, result: dict[str, Any]) -> None:
+        answer = result.get("answer")
+        options = self.query_one("#citations", OptionList)
+        options.clear_options()
+        text = self.query_one("#answer-text", Static)
+        if not answer:
+            text.update(WAITING)
+            return
+        numbers = citation_numbers(answer)
+        body = cited_text(answer, numbers)
+        if answer.get("conflict"):
+            body += Content.from_markup("\n[b]Conflict:[/b] $c", c=answer["conflict"])
+        generation = (answer.get("method") or {}).get("generation", "")
+        text.update(body + Content.styled(f"\n({generation})", "dim"))
+        passages = passage_index(result)
+        for pid, number in numbers.items():
+            passage = passages.get(pid, {})
+            options.add_option(Option(Content.from_markup(
+                "[b]$n[/b] #$pid [i]$title[/i] — $text", n=f"[{number}]", pid=pid,
+                title=passage_label(passage, pid), text=passage.get("text", "")), id=f"p{pid}"))
+        if numbers:
+            options.highlighted = 0
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id:
+            self.post_message(PassageChosen(int(event.option.id[1:])))
