@@ -9,7 +9,8 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
+from conflictdesk.text import split_sentences
+
 # Abbreviations after which a full stop does not end a sentence.
 _ABBREVIATION_LIST = (
     "mr mrs ms dr prof sr jr st sir mt ft no vol fig vs etc e.g i.e u.s u.k inc ltd co corp "
@@ -188,21 +189,8 @@ _NON_ENTITY_CAPS = STOPWORDS | frozenset(
 
 
 def sentences(text: str) -> list[str]:
-    """Split on blank lines (titles, paragraphs), then on sentence-final punctuation
-    followed by a capital or digit; inner whitespace collapsed."""
-    out: list[str] = []
-    for block in re.split(r"\n\s*\n", text.strip()):
-        pending = ""
-        for part in _SENTENCE_END.split(" ".join(block.split())):
-            pending = f"{pending} {part}".strip() if pending else part.strip()
-            last = pending.rsplit(" ", 1)[-1].rstrip(".").lower()
-            if pending.endswith(".") and (last in ABBREVIATIONS or len(last) == 1):
-                continue  # "Dr. Valcourt", "J. R. R. Tolkien": the sentence goes on
-            out.append(pending)
-            pending = ""
-        if pending:
-            out.append(pending)
-    return [s for s in out if s]
+    """Sentences of `text` (conflictdesk.text.split_sentences), inner whitespace collapsed."""
+    return [" ".join(sentence.split()) for _, _, sentence in split_sentences(text)]
 
 
 def words(text: str) -> list[str]:
