@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from conflictdesk.ingest.dates import normalise_date
 from conflictdesk.types import Passage
 
 MONTHS = {
@@ -62,17 +63,14 @@ class FoundDate:
 
 
 def parse_iso(value: str | None) -> date | None:
-    """YYYY, YYYY-MM or YYYY-MM-DD (a time part is ignored) → date; None when unparsable."""
-    if not value:
+    """A metadata date → date, read by the ingestion's `normalise_date` (ISO, PDF, "15 October
+    2022", "Oct 2022", ...) so inline documents and stored ones are read alike; None when
+    unparsable. A year or month alone becomes its first day."""
+    iso = normalise_date(value)
+    if iso is None:
         return None
-    match = re.match(r"^\s*(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?", value)
-    if not match:
-        return None
-    year, month, day = int(match.group(1)), int(match.group(2) or 1), int(match.group(3) or 1)
-    try:
-        return date(year, month, day)
-    except ValueError:
-        return None
+    parts = [int(part) for part in iso.split("-")]
+    return date(parts[0], parts[1] if len(parts) > 1 else 1, parts[2] if len(parts) > 2 else 1)
 
 
 def find_dates(text: str) -> list[FoundDate]:

@@ -12,7 +12,7 @@ def test_parse_iso_precisions():
     assert parse_iso("2024") == date(2024, 1, 1)
     assert parse_iso("2024-03") == date(2024, 3, 1)
     assert parse_iso("2024-03-17T10:00:00Z") == date(2024, 3, 17)
-    assert parse_iso("March 2024") is None
+    assert parse_iso("March 2024") == date(2024, 3, 1)
     assert parse_iso("2024-13-01") is None
     assert parse_iso(None) is None
 
@@ -44,3 +44,11 @@ def test_passage_date_prefers_metadata_then_latest_text_date():
         Passage(2, "Released on May 30, 2017, after 2016."), exclude={"may 30, 2017"}
     ) == (date(2016, 1, 1), "text")
     assert passage_date(Passage(3, "No dates here.")) is None
+
+
+def test_parse_iso_reads_the_date_forms_ingestion_accepts():
+    # Inline documents (`ask -`) carry dates as users write them, not only ISO.
+    assert parse_iso("15 October 2022") == date(2022, 10, 15)
+    assert parse_iso("October 2022") == date(2022, 10, 1)
+    assert parse_iso("2022-02-30") is None
+    assert parse_iso("soon") is None and parse_iso(None) is None
