@@ -16,7 +16,8 @@ from conflictdesk.backends.base import Embedder
 from conflictdesk.errors import InputError
 from conflictdesk.ingest.chunking import Chunk, chunk_text
 from conflictdesk.ingest.readers import DEFAULT_MAX_BYTES, SourceDocument, discover, read_file
-from conflictdesk.store.database import EMBED_BATCH, Store, content_sha256
+from conflictdesk.store.database import Store, content_sha256
+from conflictdesk.store.search import EMBED_BATCH
 
 # on_event(kind, path, detail): kind is "file" (one file done), "error" (a problem)
 EventFn = Callable[[str, str, str], None]
