@@ -157,8 +157,8 @@ _OBJECTS = ["a plan to widen the bridge", "the results of the winter survey",
             "a proposal for a quieter market square", "the findings of three trials"]
 _TAILS = ["", " after a long debate.", " despite objections from several residents.",
           " and promised an update next year.", " in a report published on Tuesday.",
-          " which surprised almost everyone who had followed the story closely over the past "
-          "months, including the people who had argued for the opposite view."]
+          (" which surprised almost everyone who had followed the story closely over the past "
+          "months, including the people who had argued for the opposite view.")]
 
 
 def sample_sentences(n: int, seed: int = 7) -> list[str]:

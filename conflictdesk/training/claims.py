@@ -186,9 +186,16 @@ def ramdocs_eval_pairs(
     return pairs
 
 
+def claim_match_relation(pair: ClaimPair) -> str:
+    """The claim-only answer-string-match baseline (the inputs a labeller gets): SUPPORTS if
+    the document contains one of the claim's answers, else CONTRADICTS."""
+    return "SUPPORTS" if any(contains(pair.document, a) for a in pair.candidates) else "CONTRADICTS"
+
+
 def string_match_relation(pair: ClaimPair) -> str:
-    """The answer-string-match baseline: SUPPORTS if the document contains one of the claim's
-    answers, CONTRADICTS if it contains another candidate answer, else IRRELEVANT."""
+    """The oracle answer-string-match baseline, which also knows the question's other candidate
+    answers: SUPPORTS if the document contains one of the claim's answers, CONTRADICTS if it
+    contains another candidate answer, else IRRELEVANT."""
     if any(contains(pair.document, a) for a in pair.candidates):
         return "SUPPORTS"
     if any(contains(pair.document, a) for a in pair.others):

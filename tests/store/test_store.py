@@ -84,8 +84,8 @@ def test_missing_vectors_are_embedded_at_search_and_cache_invalidates(store):
     assert hits[0].metadata["dense_rank"] == 1  # embedded lazily
     cid = store.collection_id("c")
     assert store.missing_embeddings(cid, emb.model_id) == []
-    ids1, m1 = store.dense_matrix(cid, emb.model_id)
-    ids2, m2 = store.dense_matrix(cid, emb.model_id)
+    _ids1, m1 = store.dense_matrix(cid, emb.model_id)
+    _ids2, m2 = store.dense_matrix(cid, emb.model_id)
     assert m1 is m2  # cached
     add(store, DOCS[1][0], "Guide", emb)
     ids3, m3 = store.dense_matrix(cid, emb.model_id)

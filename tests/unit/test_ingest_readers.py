@@ -18,8 +18,8 @@ def minimal_pdf(text: str, title: str = "A PDF", date: str = "D:20230405120000")
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
-        b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+        (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+        b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>"),
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
         b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
         f"<< /Title ({title}) /CreationDate ({date}) >>".encode(),
@@ -83,7 +83,7 @@ def test_html_drops_script_style_and_reads_meta(tmp_path):
 
 
 def test_html_time_element_date():
-    text, title, meta, time_dt = html_to_text('<p>x <time datetime="2020-01-02">then</time></p>')
+    text, title, _meta, time_dt = html_to_text('<p>x <time datetime="2020-01-02">then</time></p>')
     assert time_dt == "2020-01-02" and title is None and "then" in text
 
 

@@ -54,6 +54,8 @@ def test_qacc_case_contexts_of_other_answers_contradict():
     assert case.others == ("1992",)
     assert case.conflict is True
     assert ev.string_match(case) == ["SUPPORTS", "CONTRADICTS", "IRRELEVANT", "SUPPORTS"]
+    # The claim-only baseline cannot tell another answer from an unrelated text.
+    assert ev.claim_match(case) == ["SUPPORTS", "CONTRADICTS", "CONTRADICTS", "SUPPORTS"]
 
 
 def test_detection_metrics_hand_computed():

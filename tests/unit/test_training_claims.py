@@ -123,6 +123,11 @@ def test_ramdocs_eval_pairs_and_string_match_baseline():
         "CONTRADICTS",
         "IRRELEVANT",
     ]
+    assert [claims.claim_match_relation(p) for p in q1[:3]] == [
+        "SUPPORTS",
+        "CONTRADICTS",
+        "CONTRADICTS",
+    ]
 
 
 QACC = {
