@@ -14,7 +14,18 @@ from collections.abc import Sequence
 from conflictdesk import __version__
 from conflictdesk.errors import ConflictDeskError, UsageError
 
-COMMANDS: tuple[str, ...] = ("ingest", "search", "collections", "models", "detect", "score", "regenerate", "ask", "demo", "tui")
+COMMANDS: tuple[str, ...] = (
+    "ingest",
+    "search",
+    "collections",
+    "models",
+    "detect",
+    "score",
+    "regenerate",
+    "ask",
+    "demo",
+    "tui",
+)
 
 EPILOG = """examples:
   conflictdesk ingest examples/docs --collection examples

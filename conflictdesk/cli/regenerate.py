@@ -7,6 +7,7 @@ from typing import Any
 
 from conflictdesk.cli.score import (
     add_batch_arguments,
+    add_decomposer_argument,
     open_backends,
     require_documents,
     require_text,
@@ -47,12 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_batch_arguments(parser)
-    parser.add_argument(
-        "--decomposer",
-        choices=("auto", "llm", "splitter"),
-        default="auto",
-        help="auto: the LLM when configured, else the splitter (default)",
-    )
+    add_decomposer_argument(parser)
     parser.set_defaults(func=run)
 
 

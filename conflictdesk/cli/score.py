@@ -73,6 +73,16 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
     common.add_model_arguments(parser)
 
 
+def add_decomposer_argument(parser: argparse.ArgumentParser) -> None:
+    """--decomposer, shared by `score` and `regenerate`."""
+    parser.add_argument(
+        "--decomposer",
+        choices=("auto", "llm", "splitter"),
+        default="auto",
+        help="auto: the LLM when configured, else the splitter (default)",
+    )
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "score",
@@ -83,12 +93,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_batch_arguments(parser)
-    parser.add_argument(
-        "--decomposer",
-        choices=("auto", "llm", "splitter"),
-        default="auto",
-        help="auto: the LLM when configured, else the splitter (default)",
-    )
+    add_decomposer_argument(parser)
     parser.add_argument(
         "--variant",
         choices=VARIANTS,
