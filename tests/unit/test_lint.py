@@ -11,8 +11,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_ruff_check_passes():
-    ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
-    if not Path(ruff).exists():
+    # The environment's own (pinned) ruff first, not whichever one PATH finds.
+    local = Path(sys.executable).with_name("ruff")
+    ruff = str(local) if local.exists() else shutil.which("ruff")
+    if ruff is None:
         pytest.skip("ruff is not installed (the dev extra)")
     result = subprocess.run(
         [ruff, "check", "--no-cache", "."], check=False, cwd=ROOT, capture_output=True, text=True
