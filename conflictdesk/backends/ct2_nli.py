@@ -84,7 +84,10 @@ class CT2CrossEncoder:
         self._ensure_loaded()
         windows = [w for i, pair in enumerate(pairs) for w in self._windows(i, *pair)]
         probs = self._score_windows(windows)
-        return [self._aggregate(probs, windows, i) for i in range(len(pairs))]
+        by_pair: list[list[int]] = [[] for _ in pairs]
+        for row, window in enumerate(windows):
+            by_pair[window.pair_index].append(row)
+        return [self._aggregate(probs, rows) for rows in by_pair]
 
     # -- loading ---------------------------------------------------------------------------
 
@@ -191,8 +194,8 @@ class CT2CrossEncoder:
         columns = [list(self.config["labels"]).index(label) for label in NLI_LABELS]
         return probs[:, columns]
 
-    def _aggregate(self, probs: np.ndarray, windows: list[_Window], index: int) -> NLIScores:
-        rows = [i for i, w in enumerate(windows) if w.pair_index == index]
+    def _aggregate(self, probs: np.ndarray, rows: list[int]) -> NLIScores:
+        """The max-evidence rule over one pair's window rows of `probs`."""
         evidence = [max(probs[i, 0], probs[i, 2]) for i in rows]
         best = rows[int(np.argmax(evidence))]
         entailment, neutral, contradiction = (float(x) for x in probs[best])

@@ -44,6 +44,19 @@ class ModelEntry:
     rebuild: str
     extra: dict[str, object] = field(default_factory=dict)
 
+    @property
+    def version(self) -> str:
+        """8 hex digits that change whenever any of the entry's files changes (a digest of
+        their sha256s). Back-ends whose outputs are cached carry it in their model id, so a
+        rebuilt model never serves judgments made by the weights it replaced."""
+        joined = "\n".join(f"{rel}:{sha}" for rel, sha in sorted(self.files.items()))
+        return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:8]
+
+    @property
+    def model_id(self) -> str:
+        """`name@version`: what judgment caches are keyed by."""
+        return f"{self.name}@{self.version}"
+
     def resolve(self, base: Path) -> Path:
         path = Path(self.path)
         return path if path.is_absolute() else base / path

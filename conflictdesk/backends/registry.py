@@ -205,7 +205,9 @@ def capabilities(config: Config) -> Capabilities:
     models: dict[str, str | None] = {}
     for role in ROLES:
         entry = select_entry(manifest, role)
-        models[role] = entry.name if entry else None
+        # The ids the back-ends will carry: name@version where outputs are cached by it; the
+        # embedder keeps its bare name (stored vectors and the pair model's config name it).
+        models[role] = (entry.name if role == "embedder" else entry.model_id) if entry else None
     notes = []
     if config.llm_path:
         models["llm"] = Path(config.llm_path).name
@@ -276,14 +278,16 @@ def _build_embedder(entry: ModelEntry, path: Path, config: Config) -> Any:
 def _build_nli(entry: ModelEntry, path: Path, config: Config) -> Any:
     from conflictdesk.backends.ct2_nli import CT2CrossEncoder
 
-    return CT2CrossEncoder(path, model_id=entry.name, device=config.device, threads=config.threads)
+    return CT2CrossEncoder(
+        path, model_id=entry.model_id, device=config.device, threads=config.threads
+    )
 
 
 def _build_pair(entry: ModelEntry, path: Path, config: Config) -> Any:
     from conflictdesk.backends.onnx_pair import OnnxPairClassifier
 
     return OnnxPairClassifier(
-        path, model_id=entry.name, device=config.device, threads=config.threads
+        path, model_id=entry.model_id, device=config.device, threads=config.threads
     )
 
 
@@ -321,7 +325,7 @@ def _build_llm(config: Config, manifest: Manifest, cache: VerificationCache) -> 
 
     return LlamaCppGenerator(
         path,
-        model_id=registered.name if registered else path.stem,
+        model_id=registered.model_id if registered else path.stem,
         n_ctx=config.n_ctx,
         n_gpu_layers=_gpu_layers(config),
         threads=config.threads,

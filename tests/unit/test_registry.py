@@ -1,6 +1,7 @@
 """The registry on a temporary models dir with placeholder files: verification, selection,
 refusal of pickle formats, lazy construction. No weights are loaded here."""
 
+import dataclasses
 import json
 import pickle
 import zipfile
@@ -54,8 +55,9 @@ def config_for(base: Path, **kwargs) -> Config:
 
 def test_load_backends_builds_lazily_without_llm(models):
     backends = load_backends(config_for(models), verification=VerificationCache(None))
-    assert backends.nli.model_id == "conflictdesk-nli-minilm-int8"
-    assert backends.pair is not None and backends.pair.model_id == "pair-int8"
+    entry = Manifest.load(models / "manifest.json").get("conflictdesk-nli-minilm-int8")
+    assert backends.nli.model_id == f"conflictdesk-nli-minilm-int8@{entry.version}"
+    assert backends.pair is not None and backends.pair.model_id.startswith("pair-int8@")
     assert backends.llm is None
     assert backends.nli._encoder is None  # nothing loaded yet
 
@@ -142,7 +144,7 @@ def test_verification_cache_skips_unchanged_files_and_sees_changes(models, tmp_p
 def test_capabilities_without_llm_report_fallback_methods(models):
     caps = capabilities(config_for(models))
     assert caps.llm is False
-    assert caps.models["nli"] == "conflictdesk-nli-minilm-int8"
+    assert caps.models["nli"].startswith("conflictdesk-nli-minilm-int8@")
     assert caps.method("tag") == "nli" and caps.method("classify") == "rules"
     assert any("no GGUF" in note for note in caps.notes)
 
@@ -179,7 +181,7 @@ def test_unregistered_gguf_warns_and_registered_one_is_verified(models, tmp_path
     backends = load_backends(
         config_for(models), roles=("llm",), verification=VerificationCache(None)
     )
-    assert backends.llm.model_id == "tiny-llm"  # picked from the manifest, no --llm needed
+    assert backends.llm.model_id.startswith("tiny-llm@")  # from the manifest, no --llm needed
     gguf.write_bytes(b"GGUF" + b"\1" * 16)
     with pytest.raises(ModelIntegrityError, match="sha256 mismatch"):
         load_backends(config_for(models), roles=("llm",), verification=VerificationCache(None))
@@ -191,3 +193,15 @@ def test_missing_llama_cpp_names_setup_script(models, tmp_path, monkeypatch):
     gguf.write_bytes(b"GGUF" + b"\0" * 16)
     with pytest.warns(UserWarning), pytest.raises(ModelMissingError, match="scripts/setup.sh"):
         load_backends(config_for(models, llm_path=gguf), roles=("llm",))
+
+
+def test_model_id_changes_with_the_weights_so_caches_never_serve_old_judgments(models):
+    """Judgment caches are keyed by model id: a rebuilt model (same name, new files) gets a
+    new id, and the same files always give the same one."""
+    entry = Manifest.load(models / "manifest.json").get("conflictdesk-nli-minilm-int8")
+    again = Manifest.load(models / "manifest.json").get("conflictdesk-nli-minilm-int8")
+    assert entry.model_id == again.model_id == f"{entry.name}@{entry.version}"
+    assert len(entry.version) == 8
+    first = next(iter(entry.files))
+    rebuilt = dataclasses.replace(entry, files={**entry.files, first: "0" * 64})
+    assert rebuilt.version != entry.version
