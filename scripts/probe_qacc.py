@@ -15,8 +15,8 @@ optimistic) and QACC dev (held out), and on the RAMDocs EVAL half for contrast:
      the question asks for) is some B ≠ A, and the model SUPPORTS "The answer to the
      question Q is B" against it;
    - corroborated(n, top): a span of A's kind (date, number, entity) in the context's `top`
-     most question-relevant sentences, ≠ A, found in the same position by at least n of the
-     case's contexts (a second answer is repeated; noise is not).
+     most question-relevant sentences, ≠ A, that at least n of the case's contexts hold in
+     theirs (a second answer is repeated; noise is not).
    Conflict detection (P, R, F1) for each, beside the model's own labels, the claim-only
    string-match baseline and always-conflict.
 

@@ -114,7 +114,7 @@ def build_data(args: argparse.Namespace) -> tuple[list, list]:
     indomain = (ram + qacc) * args.indomain_repeat
     train = pool + swaps + rules + indomain
     neutral_rows: list = []
-    if args.neutrals:  # drawn last, so the recipe without them is unchanged
+    if args.neutrals or args.contained:  # drawn last: the recipe without them is unchanged
         documents = list(dict.fromkeys(r.premise for r in pool))
         documents += [d["text"] for r in claims.load_ramdocs("train") for d in r["documents"]]
         documents += [c for r in qacc_train for c in r.get("contexts", [])]
@@ -405,14 +405,17 @@ def fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
 
 
 def load_weights(spec: str) -> dict:
-    """The checkpoint named by `spec` (under WORK, else a path), or, for several joined by "+", their
-    uniform parameter average (checkpoint averaging: points of one training run averaged
-    usually generalise better than either end point). Returns {"model", "step"}."""
+    """The checkpoint named by `spec` (under WORK, else a path), or, for several joined by
+    "+", their uniform parameter average (checkpoint averaging: points of one training run
+    averaged usually generalise better than either end point). Returns {"model", "step"}."""
     import torch
 
     names = [name.strip() for name in spec.split("+") if name.strip()]
     # A name is a file under WORK, else a path (absolute or relative to the working directory).
     paths = [WORK / name if (WORK / name).exists() else Path(name) for name in names]
+    missing = [str(path) for path in paths if not path.is_file()]
+    if not names or missing:
+        raise SystemExit(f"no checkpoint {', '.join(missing) or repr(spec)} (looked under {WORK})")
     states = [torch.load(path, weights_only=False) for path in paths]
     if len(states) == 1:
         return states[0]
@@ -587,7 +590,7 @@ def main(argv: list[str] | None = None) -> None:
         "--contained",
         type=int,
         default=0,
-        help="with --neutrals: also this many document-entails-its-own-sentence pairs",
+        help="add this many document-entails-its-own-sentence pairs (neutrals.py)",
     )
     parser.add_argument(
         "--init",
@@ -606,7 +609,7 @@ def main(argv: list[str] | None = None) -> None:
         "--weights",
         default="best.pt",
         help="checkpoint to export: best.pt (best held-out score: early stopping), final.pt, "
-        "or several joined by '+' for their average (the shipped model: best.pt+final.pt)",
+        "or several joined by '+' for their average (the shipped recipe: module docstring)",
     )
     parser.add_argument("--fresh", action="store_true", help="ignore an existing checkpoint")
     parser.add_argument("--work", type=Path, default=WORK, help="checkpoints and log")

@@ -83,10 +83,11 @@ def best_conflict_type(types: Sequence[float]) -> PairType:
 
 def _template(backends: Backends) -> str:
     """The pair model's text template; its features must come from the embedder it was
-    trained on, so a different embedder is refused rather than giving silent garbage."""
+    trained on, so a different embedder is refused rather than giving silent garbage. The
+    config names the embedder by manifest name; the back-end's id is `name@version`."""
     config = getattr(backends.pair, "config", None) or {}
     trained_on = config.get("embedder")
-    if trained_on and trained_on != backends.embedder.model_id:
+    if trained_on and trained_on != backends.embedder.model_id.partition("@")[0]:
         raise ModelIntegrityError(
             f"pair model expects embeddings from {trained_on}, not {backends.embedder.model_id}"
         )

@@ -49,12 +49,14 @@ class OnnxEmbedder:
         device: str = "auto",
         batch_size: int = 32,
         max_length: int = 256,
+        model_id: str | None = None,
     ) -> None:
         if device not in ("auto", "cpu", "cuda"):
             raise ValueError(f"device must be auto, cpu or cuda, not {device!r}")
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         self.model_dir = Path(model_dir)
+        self.model_id = model_id or MODEL_ID
         self.threads = threads
         self.device = device
         self.batch_size = batch_size
@@ -142,4 +144,6 @@ def from_manifest(*, threads: int = 0, device: str = "auto", verify: bool = True
         raise ModelMissingError(f"{exc}; build it with: {REBUILD}") from exc
     if verify:
         entry.verify(base)
-    return OnnxEmbedder(entry.resolve(base), threads=threads, device=device)
+    return OnnxEmbedder(
+        entry.resolve(base), threads=threads, device=device, model_id=entry.model_id
+    )

@@ -205,9 +205,7 @@ def capabilities(config: Config) -> Capabilities:
     models: dict[str, str | None] = {}
     for role in ROLES:
         entry = select_entry(manifest, role)
-        # The ids the back-ends will carry: name@version where outputs are cached by it; the
-        # embedder keeps its bare name (stored vectors and the pair model's config name it).
-        models[role] = (entry.name if role == "embedder" else entry.model_id) if entry else None
+        models[role] = entry.model_id if entry else None  # the id the back-end will carry
     notes = []
     if config.llm_path:
         models["llm"] = Path(config.llm_path).name
@@ -272,7 +270,7 @@ def load_backends(
 def _build_embedder(entry: ModelEntry, path: Path, config: Config) -> Any:
     from conflictdesk.backends.onnx_embedder import OnnxEmbedder
 
-    return OnnxEmbedder(path, threads=config.threads, device=config.device)
+    return OnnxEmbedder(path, threads=config.threads, device=config.device, model_id=entry.model_id)
 
 
 def _build_nli(entry: ModelEntry, path: Path, config: Config) -> Any:

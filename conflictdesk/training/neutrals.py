@@ -88,11 +88,12 @@ def contained_sentence_pairs(texts: Sequence[str], n: int, rng: random.Random) -
     """Up to `n` entailment pairs: a document of at least three sentences (of MIN_WORDS or
     more words) against one of them, not the first, verbatim; at most CONTAINED_PER_DOCUMENT
     pairs per document."""
-    candidates = [t for t in texts if len(document_sentences(t)) >= 3]
+    split = [(t, document_sentences(t)) for t in texts]
+    candidates = [(t, sentences) for t, sentences in split if len(sentences) >= 3]
     rng.shuffle(candidates)
     out: list[NLIExample] = []
-    for text in candidates:
-        later = document_sentences(text)[1:]
+    for text, sentences in candidates:
+        later = sentences[1:]
         for hypothesis in rng.sample(later, min(len(later), CONTAINED_PER_DOCUMENT)):
             if len(out) >= n:
                 return out

@@ -86,9 +86,21 @@ def test_cli_with_real_embedder(tmp_path, capsys):
     db = str(tmp_path / "c.db")
     assert main(["ingest", str(EXAMPLES / "docs"), "-c", "ex", "--threads", "1", "--db", db, "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert summary["embedded_with"] == "minilm-l6-embedder-int8"
+    assert summary["embedded_with"].startswith("minilm-l6-embedder-int8@")
     assert main(["search", "How tall is Mount Ysolde?", "-c", "ex", "-k", "3", "--threads", "1",
                  "--db", db, "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["method"]["fusion"] == "rrf-k60"
     assert all("Ysolde" in r["text"] for r in result["results"])
+
+
+def test_ingest_and_registry_embedders_share_one_versioned_id():
+    """`ingest`/`search` (from_manifest) and `ask` (the registry) must key stored vectors
+    alike, or every `ask` would re-embed what `ingest` stored."""
+    from conflictdesk.backends.registry import load_backends
+    from conflictdesk.config import load_config
+
+    direct = from_manifest(threads=1, device="cpu")
+    built = load_backends(load_config(), roles=("embedder",)).embedder
+    assert direct.model_id == built.model_id
+    assert direct.model_id.startswith("minilm-l6-embedder-int8@")

@@ -128,6 +128,12 @@ def test_pair_model_refuses_features_from_another_embedder():
     embedder = FakeEmbedder()
     detect_pairs("q", PASSAGES, TAGGING, Backends(embedder, FakeNLI(), pair))
     assert embedder.history[0][0] == "Q: q P: Alpha is 5 metres tall."
+    versioned = FakeEmbedder()
+    versioned.model_id = "fake-embedder@0a1b2c3d"  # registry ids are name@version
+    detect_pairs("q", PASSAGES, TAGGING, Backends(versioned, FakeNLI(), pair))
+    versioned.model_id = "fake-embedder-v2@0a1b2c3d"
+    with pytest.raises(ModelIntegrityError):
+        detect_pairs("q", PASSAGES, TAGGING, Backends(versioned, FakeNLI(), pair))
 
 
 def test_confident_stage_one_call_contradicted_by_the_answers_goes_to_stage_two():
