@@ -228,13 +228,14 @@ class SearchIndex:
         match = match_expression(self.lexical_terms(query, dense_ranks=dense_ranks))
         if match is None:
             return []
-        order = "ORDER BY bm25(passages_fts), rowid LIMIT ?"
+        order = "ORDER BY bm25(passages_fts), passages_fts.rowid LIMIT ?"
         params: tuple[int | str, ...]
         with self._lock:
             if self._is_whole_index(collection_id):  # no join needed to filter by collection
                 sql, params = "SELECT rowid FROM passages_fts WHERE passages_fts MATCH ? ", (match,)
             else:
-                sql = """SELECT f.rowid FROM passages_fts f JOIN passages p ON p.id = f.rowid
+                sql = """SELECT passages_fts.rowid FROM passages_fts
+                         JOIN passages p ON p.id = passages_fts.rowid
                          WHERE passages_fts MATCH ? AND p.collection_id = ? """
                 params = (match, collection_id)
             rows = self.conn.execute(sql + order, (*params, limit)).fetchall()
