@@ -33,8 +33,9 @@ def two_collections(tmp_path, capsys) -> str:
 def test_lexical_search_on_one_of_two_collections(tmp_path, capsys):
     db = two_collections(tmp_path, capsys)
     for name, must in (("A", "examples"), ("B", "ship")):
-        code, out, err = run(capsys, "search", "Mount Ysolde", "-c", name, "--lexical-only",
-                             "--db", db, "--json")
+        code, out, err = run(
+            capsys, "search", "Mount Ysolde", "-c", name, "--lexical-only", "--db", db, "--json"
+        )
         assert code == 0, err
         results = json.loads(out)["results"]
         assert results, name
@@ -51,7 +52,9 @@ def test_ask_on_one_of_two_collections_with_real_models(tmp_path, capsys):
     other = tmp_path / "other.txt"
     other.write_text("Mount Ysolde is also the name of a ship launched in 1911 at Brest.\n")
     assert run(capsys, "ingest", str(other), "-c", "B", "--db", db)[0] == 0
-    code, out, err = run(capsys, "ask", "How tall is Mount Ysolde?", "-c", "A", "--db", db, "--json")
+    code, out, err = run(
+        capsys, "ask", "How tall is Mount Ysolde?", "-c", "A", "--db", db, "--json"
+    )
     assert code == 0, err
     record = json.loads(out)
     texts = json.dumps(record)
