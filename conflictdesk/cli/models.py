@@ -33,8 +33,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ("list", "models in the manifest and what the registry can serve", run_list),
         ("verify", "check every model file's sha256 (non-zero exit on a problem)", run_verify),
         ("add", "register a model file by absolute path and sha256 (copies nothing)", run_add),
-        ("discover", "list GGUFs in LM Studio, Ollama, the Hugging Face cache and "
-         "$CONFLICTDESK_MODEL_PATH (size, architecture, quantisation)", run_discover),
+        (
+            "discover",
+            "list GGUFs in LM Studio, Ollama, the HF cache and $CONFLICTDESK_MODEL_PATH",
+            run_discover,
+        ),
     ):
         sub = actions.add_parser(name, help=help_text, description=help_text, epilog=EXAMPLES,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
