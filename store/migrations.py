@@ -115,3 +115,53 @@ _M001 = (
     CREATE INDEX runs_kind ON runs(kind, id)
     """,
 )
+
+
+@migrations()
+def m002_bench(db: Database) -> None:
+    for statement in _M002:
+        db.execute(statement)
+
+
+# Ragability runs: one row per run key, every testee response and every check.
+_M002 = (
+    """
+    CREATE TABLE bench_runs (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL UNIQUE,   -- digest of corpus, cases, testees and checker
+        corpus TEXT NOT NULL,
+        config TEXT NOT NULL,       -- JSON
+        created TEXT NOT NULL,
+        finished TEXT               -- NULL while the run is incomplete
+    )
+    """,
+    """
+    CREATE TABLE bench_responses (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES bench_runs(id) ON DELETE CASCADE,
+        testee TEXT NOT NULL,
+        case_id TEXT NOT NULL,
+        prompt TEXT NOT NULL,
+        response TEXT NOT NULL,
+        refused INTEGER,            -- stated by the testee itself, else NULL
+        contradiction INTEGER,
+        detail TEXT NOT NULL DEFAULT '{}',
+        ms REAL NOT NULL,
+        created TEXT NOT NULL,
+        UNIQUE (run_id, testee, case_id)
+    )
+    """,
+    """
+    CREATE TABLE bench_checks (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES bench_runs(id) ON DELETE CASCADE,
+        testee TEXT NOT NULL,
+        case_id TEXT NOT NULL,
+        checker TEXT NOT NULL,
+        ok INTEGER NOT NULL,
+        verdict TEXT NOT NULL,      -- JSON of the Check
+        created TEXT NOT NULL,
+        UNIQUE (run_id, testee, case_id, checker)
+    )
+    """,
+)
