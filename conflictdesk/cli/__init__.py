@@ -25,6 +25,7 @@ COMMANDS: tuple[str, ...] = (
     "ask",
     "demo",
     "doctor",
+    "bench",
     "tui",
 )
 
