@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conflictdesk.cli import bench, main
+from tests.fakes import FakeGenerator, fake_backends
+from tests.unit.test_bench_corpus import EXAMPLE, GOOD, write_rows
+
+SAMPLE = EXAMPLE.parent / "checker_sample.jsonl"
+
+
+@pytest.fixture
+def fakes(monkeypatch):
+    generators: dict[str, FakeGenerator] = {}
+
+    def generator(path, args):
+        return generators.setdefault(path, FakeGenerator(default="I cannot answer."))
+
+    monkeypatch.setattr(bench, "make_backends", lambda args, roles: fake_backends())
+    monkeypatch.setattr(bench, "make_generator", generator)
+    return generators
+
+
+def _run(tmp_path: Path, capsys, *extra: str) -> dict:
+    argv = ["bench", "run", str(EXAMPLE), "--db", str(tmp_path / "b.db"), "--limit", "20",
+            "--out", str(tmp_path / "rep"), "--json", "--sample", str(SAMPLE), *extra]  # fmt: skip
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+
+def test_run_twice_resumes_everything_and_writes_the_reports(tmp_path, capsys, fakes):
+    first = _run(tmp_path, capsys, "--testee", "pipeline", "--testee", "gguf:m.gguf")
+    assert (first["responses_new"], first["checks_new"]) == (40, 40)
+    assert {s["testee"] for s in first["scores"]} == {"ask:no-llm", "gguf:fake-llm"}
+    assert len(first["mcnemar"]) == 1 and first["mcnemar"][0]["first"] == "ask:no-llm"
+    assert first["checker_accuracy"].endswith(f"on {SAMPLE}")
+    calls = len(fakes["m.gguf"].history)
+    again = _run(tmp_path, capsys, "--testee", "pipeline", "--testee", "gguf:m.gguf")
+    assert (again["responses_new"], again["responses_resumed"]) == (0, 40)
+    assert len(fakes["m.gguf"].history) == calls
+    assert again["run"] == first["run"]
+    for name in ("report.md", "report.html", "responses.tsv"):
+        assert (tmp_path / "rep" / name).stat().st_size > 0
+
+
+def test_tags_select_a_slice(tmp_path, capsys, fakes):
+    result = _run(tmp_path, capsys, "--testee", "gguf:m.gguf", "--tags", "task:identify")
+    assert [s["metric"] for s in result["scores"]] == [
+        "correct_answer_all", "contradiction_identification",
+    ]  # fmt: skip
+    assert all(h["messages"][0]["content"].endswith("yes or no.") for h in fakes["m.gguf"].history)
+
+
+def test_openai_testee_is_a_clear_seam(tmp_path, capsys, fakes):
+    argv = ["bench", "run", str(EXAMPLE), "--db", str(tmp_path / "b.db"),
+            "--testee", "openai:http://localhost:8080"]  # fmt: skip
+    assert main(argv) == 1
+    assert "not built yet" in capsys.readouterr().err
+
+
+def test_validate_reports_each_bad_row(tmp_path, capsys):
+    good = main(["bench", "validate", str(EXAMPLE)])
+    assert good == 0 and "440 test cases" in capsys.readouterr().out
+    bad = write_rows(tmp_path / "bad.tsv", [GOOD, dict(GOOD, contradiction_ID="2",
+                                                       reasoning_required_c1c2="vague")])  # fmt: skip
+    assert main(["bench", "validate", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "row 3 (contradiction_ID 2)" in err and "'vague'" in err
+
+
+def test_checker_accuracy_against_the_hand_labels(capsys, fakes):
+    assert main(["bench", "checker-accuracy", str(SAMPLE), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["n"] == 40 and 0 <= result["agree"] <= 40
+    assert result["false_positive"] + result["false_negative"] == 40 - result["agree"]
+
+
+def test_import_writes_a_valid_corpus(tmp_path, capsys):
+    source = tmp_path / "in.jsonl"
+    docs = [{"text": "The Brel lake is 12 km long.", "answer": "12 km"},
+            {"text": "The Brel lake, 20 km long, is the largest.", "answer": "20 km"},
+            {"text": "Brel lake stretches 12 km from north to south.", "answer": "12 km"},
+            {"text": "Brel lake freezes in winter."}]  # fmt: skip
+    lines = [{"id": "lake", "query": "How long is the Brel lake?", "documents": docs},
+             {"id": "thin", "query": "Q?", "documents": docs[:2]}]  # fmt: skip
+    source.write_text("\n".join(json.dumps(x) for x in lines) + "\n", "utf-8")
+    assert main(["bench", "import", str(source), "-o", str(tmp_path / "c.tsv")]) == 1
+    captured = capsys.readouterr()
+    assert "1 rows written" in captured.out and "record thin: skipped" in captured.err
+    assert main(["bench", "validate", str(tmp_path / "c.tsv")]) == 0
