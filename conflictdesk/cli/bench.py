@@ -56,7 +56,7 @@ class RunProgress:
         left = self.total - self.done
         eta = f"{left / rate:.0f}s" if rate > 0 else "?"
         return (
-            f"bench {self.done}/{self.total} ({self.done - self.fresh + 0} resumed) "
+            f"bench {self.done}/{self.total} ({self.done - self.fresh} resumed) "
             f"{rate:.2f} cases/s ETA {eta} [{testee}]"
         )
 

@@ -91,3 +91,18 @@ def test_import_writes_a_valid_corpus(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "1 rows written" in captured.out and "record thin: skipped" in captured.err
     assert main(["bench", "validate", str(tmp_path / "c.tsv")]) == 0
+
+
+def test_progress_line_has_rate_and_eta_and_counts_resumed(tmp_path):
+    import io
+
+    stream = io.StringIO()
+    progress = bench.RunProgress(4, stream=stream, every=2)
+    progress.step("t", None, True)
+    progress.step("t", None, False)
+    progress.step("t", None, False)
+    progress.step("t", None, False)
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("bench 2/4 (1 resumed)") and "cases/s ETA" in lines[0]
+    assert lines[1].startswith("bench 4/4 (1 resumed)") and lines[1].endswith("[t]")
