@@ -101,7 +101,9 @@ def row_problem(fields: dict[str, str]) -> str | None:
 
 
 def _entries(rows: Iterable[dict[str, str]], path: str) -> list[CorpusEntry]:
-    entries, problems, seen = [], [], {}
+    entries: list[CorpusEntry] = []
+    problems: list[str] = []
+    seen: dict[tuple[str, str], int] = {}
     for line, fields in enumerate(rows, start=2):
         problem = row_problem(fields)
         key = (fields.get("contradiction_ID", "").strip(), _norm(fields.get("query_text", "")))

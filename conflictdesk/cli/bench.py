@@ -224,7 +224,7 @@ def make_testees(args: argparse.Namespace, cache: Any) -> tuple[list[Any], Any]:
         if any(s.kind == "ask" for s in specs)
         else None
     )
-    testees = []
+    testees: list[Any] = []
     for spec in specs:
         if spec.kind == "ask":
             testees.append(AskTestee(backends, cache=cache))
