@@ -219,7 +219,7 @@ def make_testees(args: argparse.Namespace, cache: Any) -> tuple[list[Any], Any]:
     from conflictdesk.bench.testees.gguf import GeneratorTestee
 
     specs = [parse_testee_spec(text) for text in args.testee or ["ask"]]
-    backends = (
+    backends: Any = (
         make_backends(args, ("embedder", "nli", "pair", "llm"))
         if any(s.kind == "ask" for s in specs)
         else None
