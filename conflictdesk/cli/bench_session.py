@@ -35,7 +35,7 @@ def execute(args: argparse.Namespace) -> int:
         testees, backends = bench.make_testees(args, store.cache)
         checker = bench.make_checker(args, backends)
         names = [t.name for t in testees]
-        key = bench.run_key(corpus_digest(entries), [c.case_id for c in cases], names, checker.name)
+        key = bench.run_key(corpus_digest(entries), [c.case_id for c in cases], names)
         config = {"testees": names, "checker": checker.name, "tags": tags, "limit": args.limit,
                   "cases": len(cases)}  # fmt: skip
         recorder = BenchStore.open_run(store, key, str(args.corpus), config)

@@ -106,3 +106,12 @@ def test_progress_line_has_rate_and_eta_and_counts_resumed(tmp_path):
     assert len(lines) == 2
     assert lines[0].startswith("bench 2/4 (1 resumed)") and "cases/s ETA" in lines[0]
     assert lines[1].startswith("bench 4/4 (1 resumed)") and lines[1].endswith("[t]")
+
+
+def test_another_checker_rechecks_stored_responses_without_asking_again(tmp_path, capsys, fakes):
+    first = _run(tmp_path, capsys, "--testee", "gguf:m.gguf")
+    asked = len(fakes["m.gguf"].history)
+    second = _run(tmp_path, capsys, "--testee", "gguf:m.gguf", "--checker", "gguf:judge.gguf")
+    assert second["run"] == first["run"] and second["responses_new"] == 0
+    assert second["checks_new"] > 0 and second["checker"] == "gguf:fake-llm"
+    assert len(fakes["m.gguf"].history) == asked
