@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from conflictdesk import __version__
 from conflictdesk.errors import ConflictDeskError, UsageError
+from conflictdesk.terminal import safe_line
 
 COMMANDS: tuple[str, ...] = (
     "ingest",
@@ -69,10 +70,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except UsageError as exc:
-        sys.stderr.write(f"conflictdesk: error: {exc}\n")
+        sys.stderr.write(f"conflictdesk: error: {safe_line(exc)}\n")
         return 2
     except ConflictDeskError as exc:
-        sys.stderr.write(f"conflictdesk: error: {exc}\n")
+        sys.stderr.write(f"conflictdesk: error: {safe_line(exc)}\n")
         return 1
     except KeyboardInterrupt:
         sys.stderr.write("conflictdesk: interrupted\n")

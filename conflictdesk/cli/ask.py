@@ -14,6 +14,7 @@ import numpy as np
 
 from conflictdesk.cli import common
 from conflictdesk.errors import ConflictDeskError, InputError, UsageError
+from conflictdesk.terminal import safe
 from conflictdesk.types import ConflictType, Document, Passage
 
 EXAMPLES = """examples:
@@ -174,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         common.write_json(record)
     else:
-        print(text)
+        print(safe(text))
     return common.EXIT_OK
 
 

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from conflictdesk.terminal import safe_line
+
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE = 0, 1, 2
 
 
@@ -49,7 +51,7 @@ def write_json(obj: Any, stream: IO[str] | None = None) -> None:
 
 
 def warn(message: str) -> None:
-    sys.stderr.write(f"conflictdesk: {message}\n")
+    sys.stderr.write(f"conflictdesk: {safe_line(message)}\n")
     sys.stderr.flush()
 
 
