@@ -155,6 +155,7 @@ class Request:
     query: str
     documents: tuple[Passage, ...] | None
     gold_type: ConflictType | None = None
+    echo_id: bool = True  # a batch echoes its line id, null too; one question gets the run id
 
 
 def run(args: argparse.Namespace) -> int:
@@ -170,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
     backends = with_memo(make_backends(args))
     with open_store(args) as store:
         record, text = answer_request(
-            Request(None, args.question, None, gold), args, backends, store
+            Request(None, args.question, None, gold, echo_id=False), args, backends, store
         )
     if args.json:
         common.write_json(record)
@@ -290,7 +291,7 @@ def answer_request(
         {"record": record, "analysis": analysis.to_json(), "answer": result.to_dict()},
         record["method"],
     )
-    if request.id is None:
+    if not request.echo_id:
         record = {**record, "id": run_id}
     return record, render_report(analysis, result) + f"\n(saved as run {run_id})"
 
