@@ -15,7 +15,7 @@ GOOD = {
 
 
 def batch(command: str, bad: bytes) -> bytes:
-    good = lambda n: json.dumps({"id": n, **GOOD[command]}).encode() + b"\n"  # noqa: E731
+    good = lambda n: json.dumps({"id": n, **GOOD[command]}).encode() + b"\n"
     return good(1) + bad + b"\n" + good(3)
 
 
