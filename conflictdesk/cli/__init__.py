@@ -9,7 +9,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from conflictdesk import __version__
 from conflictdesk.errors import ConflictDeskError, UsageError
@@ -58,6 +60,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@contextmanager
+def prefixed_warnings() -> Iterator[None]:
+    """Python warnings (e.g. an NLI input truncated) as one `conflictdesk: warning:` line each,
+    never a raw `file.py:31: UserWarning` with a source line."""
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        sys.stderr.write(f"conflictdesk: warning: {safe_line(message)}\n")
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
@@ -68,7 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        with prefixed_warnings():
+            return int(args.func(args) or 0)
     except UsageError as exc:
         sys.stderr.write(f"conflictdesk: error: {safe_line(exc)}\n")
         return 2
