@@ -44,10 +44,14 @@ def add_json_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable JSON output")
 
 
+# Characters that some readers take for line breaks: escaped, so one record stays one line.
+_LINE_BREAKS = {ord(c): f"\\u{ord(c):04x}" for c in "\x85\u2028\u2029"}
+
+
 def write_json(obj: Any, stream: IO[str] | None = None) -> None:
     """One JSON object per line (JSON Lines), flushed so pipes see results as they come."""
     stream = stream or sys.stdout
-    stream.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    stream.write(json.dumps(obj, ensure_ascii=False).translate(_LINE_BREAKS) + "\n")
     stream.flush()
 
 

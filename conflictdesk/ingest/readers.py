@@ -100,6 +100,14 @@ def read_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> FileResult:
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}") from exc
+    return read_data(path, data)
+
+
+def read_data(path: Path, data: bytes) -> FileResult:
+    """The documents in `data`, read as the file `path` (its suffix picks the reader)."""
+    reader = _READERS.get(path.suffix.lower())
+    if reader is None:
+        raise InputError(f"unsupported file type {path.suffix or '(none)'!r}")
     result = reader(path, data)
     if not result.documents and not result.errors:
         raise InputError("no text found")
