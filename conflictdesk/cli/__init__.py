@@ -42,7 +42,7 @@ EPILOG = """examples:
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # usage errors exit 2 with one line
         self.print_usage(sys.stderr)
-        sys.stderr.write(f"conflictdesk: error: {message}\n")
+        sys.stderr.write(f"conflictdesk: error: {safe_line(message)}\n")
         raise SystemExit(2)
 
 
