@@ -14,7 +14,7 @@ from conflictdesk.errors import ModelIntegrityError, ModelMissingError
 
 __all__ = ["REFUSED_SUFFIXES", "Manifest", "ModelEntry", "entry_for", "models_dir", "sha256_file"]
 
-ROLES = ("llm", "nli", "embedder", "pair")
+ROLES = ("llm", "nli", "embedder", "pair", "fusion")
 
 
 def models_dir() -> Path:

@@ -51,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from conflictdesk.scoring.pipeline import detect
 
-    roles = ["nli"] + (["llm"] if args.labeller != "nli" else [])
+    roles = ["nli"] + (["llm"] if args.labeller in ("llm", "two-stage") else [])
     backends = open_backends(args, roles)
 
     def handle(value: dict[str, Any], cache: Any) -> dict[str, Any]:
