@@ -27,6 +27,7 @@ COMMANDS: tuple[str, ...] = (
     "regenerate",
     "ask",
     "demo",
+    "doctor",
     "tui",
 )
 
