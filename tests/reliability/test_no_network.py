@@ -74,6 +74,7 @@ def every_command(tmp_path: Path) -> list[list[str]]:
         ["collections", *db],
         ["models", "list"],
         ["models", "verify"],
+        ["models", "discover"],
         ["detect", claim, *db],
         ["score", response, "--decomposer", "splitter", *db],
         ["regenerate", response, "--decomposer", "splitter", *db],
