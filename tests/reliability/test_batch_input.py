@@ -4,6 +4,7 @@ the exit status is 1."""
 from __future__ import annotations
 
 import json
+import warnings
 
 import pytest
 
@@ -60,3 +61,31 @@ def test_ask_batch_echoes_a_null_id_like_detect(cli, fake_models, tmp_path):
     result = cli("detect", "-", "--db", str(tmp_path / "cd.db"),
                  stdin=json.dumps({"id": None, **GOOD["detect"]}).encode())  # fmt: skip
     assert json.loads(result.out)["id"] is None
+
+
+def test_a_library_warning_is_one_prefixed_line_not_a_python_warning(
+    cli, fake_models, tmp_path, monkeypatch
+):
+    real_classify = fake_models.nli.classify
+
+    def truncating(pairs):
+        warnings.warn("hypothesis of 2000 tokens truncated to 128", stacklevel=2)
+        return real_classify(pairs)
+
+    monkeypatch.setattr(fake_models.nli, "classify", truncating)
+    query = " ".join(["residents"] * 2000)
+    line = json.dumps({"id": 1, "query": query, "documents": GOOD["ask"]["documents"]})
+    result = cli("ask", "-", "--db", str(tmp_path / "cd.db"), stdin=line.encode())
+    assert result.code == 0, result.err
+    assert "conflictdesk: warning: hypothesis of 2000 tokens truncated to 128" in result.err
+    assert "UserWarning" not in result.err and ".py:" not in result.err
+
+
+@pytest.mark.integration
+def test_a_2000_word_query_on_real_models_warns_in_one_prefixed_line(cli, tmp_path):
+    query = " ".join(["residents"] * 2000)
+    line = json.dumps({"id": 1, "query": query, "documents": GOOD["ask"]["documents"]})
+    result = cli("ask", "-", "--db", str(tmp_path / "cd.db"), stdin=line.encode())
+    assert result.code == 0, result.err
+    assert "conflictdesk: warning:" in result.err and "truncated" in result.err
+    assert "UserWarning" not in result.err
