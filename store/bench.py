@@ -9,7 +9,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from conflictdesk.bench.cases import TestCase
 from conflictdesk.bench.checkers import Check
+from conflictdesk.bench.metrics import Outcome
 from conflictdesk.bench.runner import check_from_json, check_json
 from conflictdesk.bench.testees import Reply
 from conflictdesk.store.database import NotFoundError, Store, _now
@@ -84,14 +86,15 @@ class BenchStore:
             ).fetchone()
         return None if row is None else check_from_json(json.loads(row[0]))
 
-    def save_check(self, testee: str, case_id: str, checker: str, check: Check) -> None:
+    def save_check(self, testee: str, case: TestCase, checker: str, check: Check) -> None:
         with self.store._write() as conn:
             conn.execute(
                 """INSERT INTO bench_checks (run_id, testee, case_id, checker, ok, verdict,
-                   created) VALUES (?, ?, ?, ?, ?, ?, ?)""",
+                   tags, metrics, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                 (
-                    self.run_id, testee, case_id, checker, int(check.ok),
-                    json.dumps(check_json(check), ensure_ascii=False), _now(),
+                    self.run_id, testee, case.case_id, checker, int(check.ok),
+                    json.dumps(check_json(check), ensure_ascii=False),
+                    json.dumps(list(case.tags)), json.dumps(list(case.metrics)), _now(),
                 ),
             )  # fmt: skip
 
@@ -125,3 +128,19 @@ def get_run(store: Store, run_id: int) -> BenchRun:
         if run.id == run_id:
             return run
     raise NotFoundError(f"no bench run {run_id} (see `conflictdesk bench list`)")
+
+
+def run_outcomes(store: Store, run_id: int, checker: str | None = None) -> list[Outcome]:
+    """The checked outcomes of a run (of one checker; default: the run's own), read from the
+    store alone, for reports and the TUI without loading any testee."""
+    name = checker or get_run(store, run_id).config.get("checker", "")
+    with store._lock:
+        rows = store.conn.execute(
+            """SELECT testee, case_id, tags, metrics, ok FROM bench_checks
+               WHERE run_id = ? AND checker = ? ORDER BY id""",
+            (run_id, name),
+        ).fetchall()
+    return [
+        Outcome(r[0], r[1], tuple(json.loads(r[2])), tuple(json.loads(r[3])), bool(r[4]))
+        for r in rows
+    ]

@@ -160,6 +160,8 @@ _M002 = (
         checker TEXT NOT NULL,
         ok INTEGER NOT NULL,
         verdict TEXT NOT NULL,      -- JSON of the Check
+        tags TEXT NOT NULL,         -- JSON list: the case's tags
+        metrics TEXT NOT NULL,      -- JSON list: the metrics the case counts in
         created TEXT NOT NULL,
         UNIQUE (run_id, testee, case_id, checker)
     )

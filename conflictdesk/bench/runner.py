@@ -25,7 +25,9 @@ class BenchRecorder(Protocol):
 
     def check(self, testee: str, case_id: str, checker: str) -> Check | None: ...
 
-    def save_check(self, testee: str, case_id: str, checker: str, check: Check) -> None: ...
+    def save_check(self, testee: str, case: TestCase, checker: str, check: Check) -> None:
+        """Kept with the case's tags and metrics, so scores can be read back alone."""
+        ...
 
 
 class MemoryRecorder:
@@ -44,8 +46,8 @@ class MemoryRecorder:
     def check(self, testee: str, case_id: str, checker: str) -> Check | None:
         return self.checks.get((testee, case_id, checker))
 
-    def save_check(self, testee: str, case_id: str, checker: str, check: Check) -> None:
-        self.checks[(testee, case_id, checker)] = check
+    def save_check(self, testee: str, case: TestCase, checker: str, check: Check) -> None:
+        self.checks[(testee, case.case_id, checker)] = check
 
 
 def answer_and_check(
@@ -62,7 +64,7 @@ def answer_and_check(
     check = recorder.check(testee.name, case.case_id, checker.name)
     if check is None:
         check = check_reply(case, reply, checker)
-        recorder.save_check(testee.name, case.case_id, checker.name, check)
+        recorder.save_check(testee.name, case, checker.name, check)
         reused = False
     return check, reused
 

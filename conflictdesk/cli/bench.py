@@ -22,6 +22,7 @@ EXAMPLES = """examples:
   conflictdesk bench checker-accuracy examples/ragability/checker_sample.jsonl
   conflictdesk bench import my_conflicts.jsonl -o my_corpus.tsv
   conflictdesk bench list
+  conflictdesk bench report 3 --out report-3/
 
 Testees: ask (alias pipeline: conflictdesk's own ask pipeline; with --llm it generates with
 that GGUF), gguf:PATH (a GGUF chat model through llama.cpp); openai:URL is reserved for an
@@ -85,6 +86,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     common.add_model_arguments(accuracy)
     common.add_json_argument(accuracy)
     accuracy.set_defaults(func=run_checker_accuracy)
+    report = sub.add_parser("report", help="rewrite a stored run's report from the database")
+    report.add_argument("run_id", type=int)
+    report.add_argument("--checker", default=None, help="whose checks (default: the run's)")
+    report.add_argument("--out", type=Path, default=None, help="default: bench-reports/run-ID")
+    common.add_db_argument(report)
+    report.set_defaults(func=run_report)
     listing = sub.add_parser("list", help="stored runs")
     common.add_db_argument(listing)
     common.add_json_argument(listing)
@@ -156,6 +163,28 @@ def run_list(args: argparse.Namespace) -> int:
         else:
             state = "finished" if run.finished else "incomplete"
             print(f"{run.id}\t{run.created}\t{state}\t{run.corpus}\t{run.config.get('testees')}")
+    return common.EXIT_OK
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from conflictdesk.bench.metrics import mcnemar_all
+    from conflictdesk.bench.report import ReportData, html_report, markdown_report
+    from conflictdesk.store import Store
+    from conflictdesk.store.bench import get_run, run_outcomes
+
+    with Store.open(common.db_path(args)) as store:
+        run = get_run(store, args.run_id)
+        checker = args.checker or run.config.get("checker", "")
+        outcomes = run_outcomes(store, run.id, checker)
+    if not outcomes:
+        raise UsageError(f"run {run.id} has no checks by {checker!r}")
+    title = f"Ragability run {run.id} on {run.corpus}"
+    data = ReportData(title, checker, outcomes, mcnemar_all(outcomes), "see the run's own report")
+    out = args.out or Path("bench-reports") / f"run-{run.id}"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.md").write_text(markdown_report(data), "utf-8")
+    (out / "report.html").write_text(html_report(data), "utf-8")
+    print(f"{len(outcomes)} checked responses: {out / 'report.md'}, {out / 'report.html'}")
     return common.EXIT_OK
 
 

@@ -25,7 +25,8 @@ EXPECTED = {
         "ms",
         "created",
     },
-    "bench_checks": {"id", "run_id", "testee", "case_id", "checker", "ok", "verdict", "created"},
+    "bench_checks": {"id", "run_id", "testee", "case_id", "checker", "ok", "verdict", "tags",
+                     "metrics", "created"},
 }
 MIGRATIONS = ["m001_initial", "m002_bench"]
 

@@ -90,3 +90,14 @@ def test_ask_testee_maps_no_context_to_refusal_and_runs_the_pipeline(cases):
     reply = testee.respond(identify)
     assert reply.text in ("yes", "no") and reply.contradiction is (reply.text == "yes")
     assert {"stance", "conflict_type", "conflicting_pairs"} <= set(reply.detail)
+
+
+def test_outcomes_read_back_from_the_store_equal_the_runs(tmp_path, cases):
+    from conflictdesk.store.bench import run_outcomes
+
+    checker = OfflineChecker(None)
+    with Store.open(tmp_path / "b.db") as store:
+        recorder = BenchStore.open_run(store, "k", "c.tsv", {"checker": checker.name})
+        outcomes = run_bench(cases, [CountingTestee()], checker, recorder)
+        assert run_outcomes(store, recorder.run_id) == outcomes
+        assert run_outcomes(store, recorder.run_id, "another-checker") == []

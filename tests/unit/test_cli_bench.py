@@ -115,3 +115,16 @@ def test_another_checker_rechecks_stored_responses_without_asking_again(tmp_path
     assert second["run"] == first["run"] and second["responses_new"] == 0
     assert second["checks_new"] > 0 and second["checker"] == "gguf:fake-llm"
     assert len(fakes["m.gguf"].history) == asked
+
+
+def test_report_is_rewritten_from_the_store_alone(tmp_path, capsys, fakes, monkeypatch):
+    first = _run(tmp_path, capsys, "--testee", "pipeline", "--testee", "gguf:m.gguf")
+    monkeypatch.setattr(bench, "make_generator", None)  # no model may load now
+    out = tmp_path / "again"
+    argv = ["bench", "report", str(first["run"]), "--db", str(tmp_path / "b.db"), "--out", str(out)]
+    assert main(argv) == 0
+    assert "40 checked responses" in capsys.readouterr().out
+    stored = (tmp_path / "rep" / "report.md").read_text("utf-8")
+    rewritten = (out / "report.md").read_text("utf-8")
+    assert stored.split("## Metrics")[1] == rewritten.split("## Metrics")[1]
+    assert main(["bench", "report", "99", "--db", str(tmp_path / "b.db")]) == 1
