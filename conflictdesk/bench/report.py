@@ -97,7 +97,7 @@ def _bars(title: str, bars: Sequence[tuple[str, Score]]) -> str:
         ),
         f'<text x="4" y="16" font-weight="bold">{html.escape(title)}</text>',
     ]
-    scale = width - left - 20
+    scale = width - left - 110  # room for the value label right of a full bar
     for i, (label, s) in enumerate(bars):
         y = 26 + i * row
         acc = 0.0 if math.isnan(s.accuracy) else s.accuracy
