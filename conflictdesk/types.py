@@ -120,7 +120,7 @@ class NLIScores:
         )
         return best[0]
 
-    def as_dict(self) -> dict[str, float]:
+    def to_json(self) -> dict[str, float]:
         return {
             "entailment": self.entailment,
             "neutral": self.neutral,

@@ -37,7 +37,7 @@ class IngestReport:
     def ok(self) -> bool:
         return not self.failures
 
-    def as_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "collection": self.collection,
             "files": self.files,

@@ -12,7 +12,7 @@ View models (keys the screens read; other keys are ignored):
 - passage: {"id", "ord", "text", "document_id", "title", "date", "source"}
 - ask result: `Analysis.to_json()` ("query", "passages", "tagging", "clusters", "score",
   "packet", "detection", "verdict", "resolution", "methods", "timings") plus "collection" and
-  "answer" (`generation.Answer.to_dict()`: "sentences": [{"sent", "cites": [passage ids]}],
+  "answer" (`generation.Answer.to_json()`: "sentences": [{"sent", "cites": [passage ids]}],
   "conflict", "stance", "method"). Stage events carry a subset of these keys.
 - score result: {"response", "documents": [{"title", "text"}], "claims": [{"text",
   "relations": ["SUPPORTS" | "CONTRADICTS" | "IRRELEVANT", one per document],

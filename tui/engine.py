@@ -124,11 +124,11 @@ class DeskEngine:
             raise Cancelled(str(exc)) from exc
         _raise_if(cancel)
         result = answer(analysis, backends, self.strategy, cache=self.store.cache)
-        on_event("answer", {"answer": result.to_dict()})
+        on_event("answer", {"answer": result.to_json()})
         record = batch_record(None, analysis, result)
         run_input = {"id": None, "query": query, "collection": collection, "k": self.k,
                      "strategy": self.strategy, "gold_type": None}
-        output = {"record": record, "analysis": analysis.to_json(), "answer": result.to_dict()}
+        output = {"record": record, "analysis": analysis.to_json(), "answer": result.to_json()}
         run_id = self.store.save_run("ask", run_input, output, record["method"])
         return run_id, ask_view(run_input, output)
 
@@ -143,7 +143,7 @@ class DeskEngine:
                                 cache=self.store.cache)
         _raise_if(cancel)
         run_input = {"response": response, "documents": list(documents)}
-        output = {"id": None, **result.as_dict()}
+        output = {"id": None, **result.to_json()}
         run_id = self.store.save_run("score", run_input, output, output.get("method"))
         return run_id, score_view(run_input, output)
 
@@ -162,7 +162,7 @@ class DeskEngine:
                             cache=self.store.cache)
         _raise_if(cancel)
         run_input = {"question": question, "response": response, "documents": list(documents)}
-        output = {"id": None, **result.as_dict()}
+        output = {"id": None, **result.to_json()}
         run_id = self.store.save_run("regenerate", run_input, output, output.get("method"))
         return run_id, run_view("regenerate", run_input, output)
 

@@ -31,7 +31,7 @@ def model_report(config: Any, verify: bool = False) -> dict[str, Any]:
     embedder = caps.models.get("embedder") or "no embedder"
     stages = [{"stage": name, "method": method.format(embedder=embedder), "llm": False}
               for name, method in FIXED_STAGES]
-    for stage, method in caps.as_dict()["stages"].items():
+    for stage, method in caps.to_json()["stages"].items():
         stages.append({"stage": stage, "method": method, "llm": "llm" in method})
     return {"device": device_summary(config.device), "llm": caps.models.get("llm"),
             "llm_ready": caps.llm, "notes": list(caps.notes), "models": models,

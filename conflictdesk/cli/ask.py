@@ -286,7 +286,7 @@ def answer_request(
     run_id = store.save_run(
         "ask",
         run_input,
-        {"record": record, "analysis": analysis.to_json(), "answer": result.to_dict()},
+        {"record": record, "analysis": analysis.to_json(), "answer": result.to_json()},
         record["method"],
     )
     if request.id is None:

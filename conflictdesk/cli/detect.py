@@ -59,6 +59,6 @@ def run(args: argparse.Namespace) -> int:
             require_text(value, "claim"), require_documents(value), backends,
             cache=cache, labeller=args.labeller, threshold=args.threshold, gate=args.gate,
         )  # fmt: skip
-        return result.as_dict()
+        return result.to_json()
 
     return run_batch(args, "detect", handle)

@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         )
     progress.close()
     if args.json:
-        common.write_json(report.as_dict())
+        common.write_json(report.to_json())
     else:
         vectors = (
             f", embedded with {report.embedded_with}" if report.embedded_with else ", not embedded"

@@ -72,7 +72,7 @@ def run_list(args: argparse.Namespace) -> int:
     rows = [_row(entry, base) for entry in manifest.entries]
     caps = capabilities(config_from_args(args))
     if args.json:
-        write_json({"manifest": str(manifest.path), "models": rows, "capabilities": caps.as_dict()})
+        write_json({"manifest": str(manifest.path), "models": rows, "capabilities": caps.to_json()})
         return 0
     print(f"manifest: {manifest.path}")
     for row in rows:
@@ -80,7 +80,7 @@ def run_list(args: argparse.Namespace) -> int:
         print(f"  {row['role']:<8} {row['name']:<34} {state:<7} {row['path']}")
     if not rows:
         print("  (no models)")
-    print("stages: " + ", ".join(f"{k}={v}" for k, v in caps.as_dict()["stages"].items()))
+    print("stages: " + ", ".join(f"{k}={v}" for k, v in caps.to_json()["stages"].items()))
     for note in caps.notes:
         print(f"note: {note}")
     return 0

@@ -67,6 +67,6 @@ def run(args: argparse.Namespace) -> int:
             require_documents(value), backends, cache=cache, decomposer=args.decomposer,
             labeller=args.labeller, threshold=args.threshold, gate=args.gate,
         )  # fmt: skip
-        return result.as_dict()
+        return result.to_json()
 
     return run_batch(args, "regenerate", handle)

@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
             cache=cache, decomposer=args.decomposer, labeller=args.labeller,
             variant=args.variant, salient_k=args.salient_k, threshold=args.threshold, gate=args.gate,
         )  # fmt: skip
-        return result.as_dict()
+        return result.to_json()
 
     return run_batch(args, "score", handle)
 

@@ -24,7 +24,7 @@ class Judgment:
     probabilities: tuple[float, float, float] | None
     labeller: str  # "nli", "llm" or "llm-all-documents"
 
-    def as_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         probabilities = None
         if self.probabilities is not None:
             probabilities = {r.value: round(p, 4) for r, p in zip(RELATIONS, self.probabilities)}
@@ -66,7 +66,7 @@ class CacheUse:
     def __add__(self, other: CacheUse) -> CacheUse:
         return CacheUse(self.hits + other.hits, self.total + other.total)
 
-    def as_dict(self) -> dict[str, int]:
+    def to_json(self) -> dict[str, int]:
         return {"hits": self.hits, "total": self.total}
 
 
@@ -80,7 +80,7 @@ class ScoreResult:
     method: str
     cache: CacheUse
 
-    def as_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "claims": [
                 {
@@ -95,7 +95,7 @@ class ScoreResult:
             "cs_c": _round(self.cs_c),
             "cs_r": _round(self.cs_r),
             "method": self.method,
-            "cached": self.cache.as_dict(),
+            "cached": self.cache.to_json(),
         }
 
 
@@ -111,11 +111,11 @@ class Detection:
     def conflict(self) -> bool:
         return self.claim.conflict
 
-    def as_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "relations": [r.value for r in self.claim.relations],
             "confidences": [_round(j.confidence) for j in self.claim.judgments],
             "conflict": self.conflict,
             "method": self.method,
-            "cached": self.cache.as_dict(),
+            "cached": self.cache.to_json(),
         }
