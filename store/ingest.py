@@ -32,10 +32,19 @@ class IngestReport:
     passages_added: int = 0
     embedded_with: str | None = None
     failures: list[dict[str, str]] = field(default_factory=list)  # {"path", "reason"}
+    cancelled: bool = False  # stopped between files by the caller
 
     @property
     def ok(self) -> bool:
         return not self.failures
+
+    def add(self, other: IngestReport) -> None:
+        """Count another report's files into this one (ingesting file by file)."""
+        self.files += other.files
+        self.documents_added += other.documents_added
+        self.documents_skipped += other.documents_skipped
+        self.passages_added += other.passages_added
+        self.failures.extend(other.failures)
 
     def to_json(self) -> dict[str, Any]:
         return {

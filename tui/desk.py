@@ -30,15 +30,16 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-ASK_STAGES: tuple[str, ...] = ("retrieval", "tagging", "clusters", "kappa", "pairs", "type", "answer")
+# Raised by a Desk method when its `cancel` event was set; committed work is kept.
+from conflictdesk.app import Cancelled
+from conflictdesk.stages import ASK_STAGES
 
 Json = dict[str, Any]
 ProgressFn = Callable[[int, int, str, "str | None"], None]  # done, total, path, error
 EventFn = Callable[[str, Json], None]  # stage name, partial view model
 
 
-class Cancelled(Exception):
-    """Raised by a Desk method when its `cancel` event was set; committed work is kept."""
+__all__ = ["ASK_STAGES", "Cancelled", "Desk", "EventFn", "Json", "ProgressFn"]
 
 
 class Desk(Protocol):

@@ -7,11 +7,17 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from conflictdesk.analysis.pipeline import AnalysisCancelled
 from conflictdesk.analysis.types import Analysis
 from conflictdesk.generation.types import Answer
 from conflictdesk.types import ConflictType, Passage
 
 Json = dict[str, Any]
+
+
+class Cancelled(AnalysisCancelled):
+    """The caller's cancel flag was set; nothing of the cancelled job is stored, work
+    committed before it (files already ingested) is kept."""
 
 
 def _known(cls: type, value: Json) -> Json:
@@ -76,6 +82,12 @@ class AskOutcome:
     record: Json
     run_id: int
 
+    def render(self) -> str:
+        """The readable report `conflictdesk ask` prints."""
+        from conflictdesk.generation.report import render_report
+
+        return render_report(self.analysis, self.answer) + f"\n(saved as run {self.run_id})"
+
     def output_json(self) -> Json:
         """The run output the store keeps."""
         return {"record": self.record, "analysis": self.analysis.to_json(),
@@ -139,6 +151,7 @@ class ModelRow:
     licence: str = ""
     source: str = ""
     rebuild: str = ""
+    sha256: dict[str, str] = field(default_factory=dict)  # file → digest, from the manifest
 
     @property
     def present(self) -> bool:

@@ -27,14 +27,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from conflictdesk.store import Store
-
-    with Store.open(common.db_path(args)) as store:
+    with common.open_desk(args) as desk:
         if args.delete:
-            store.delete_collection(args.delete)
+            desk.delete_collection(args.delete)
             if not args.json:
                 print(f"deleted {args.delete}")
-        rows = store.collections()
+        rows = desk.collections()
     if args.json:
         for row in rows:
             common.write_json(row)

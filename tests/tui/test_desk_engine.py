@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conflictdesk.config import load_config
+from conflictdesk.app import Desk, load_settings
 from conflictdesk.store import Store
 from conflictdesk.tui.app import ConflictDeskApp
 from conflictdesk.tui.desk import ASK_STAGES, Cancelled
@@ -22,8 +22,9 @@ QUESTION = "What is the recommended daily dose of velsarin?"
 @pytest.fixture
 def engine(tmp_path) -> DeskEngine:
     backends = fake_backends()
-    config = load_config(path=tmp_path / "none.toml", env={})
-    return DeskEngine(Store.open(":memory:"), config, load_backends=lambda roles: backends)
+    settings = load_settings(path=tmp_path / "none.toml", env={})
+    desk = Desk(settings, store=Store.open(":memory:"), load_backends=lambda roles: backends)
+    return DeskEngine(desk)
 
 
 @pytest.fixture

@@ -1,0 +1,64 @@
+"""The application layer: one `Desk` owning every use case, built from one `Settings`.
+
+The CLI, the TUI and the benchmarks import this package (and the types it hands out) and
+nothing below it."""
+
+from conflictdesk.app.desk import (
+    ALL_ROLES,
+    DEFAULT_MAX_BYTES,
+    AskEvent,
+    BackendLoader,
+    Cancelled,
+    Desk,
+    count_files,
+)
+from conflictdesk.app.scoring import (
+    LABELLERS,
+    SALIENT_K,
+    TWO_STAGE_THRESHOLD,
+    VARIANTS,
+    ScoringOptions,
+    StoredResult,
+)
+from conflictdesk.app.wire import (
+    AskOutcome,
+    AskRequest,
+    ModelRow,
+    ModelsReport,
+    RunRecord,
+    RunSummary,
+    StageRow,
+)
+from conflictdesk.backends.manifest import ROLES
+from conflictdesk.config import Settings, load_settings
+from conflictdesk.locations import shipped_examples, shipped_models
+from conflictdesk.retrieval.hybrid import Retrieval
+
+__all__ = [
+    "ALL_ROLES",
+    "DEFAULT_MAX_BYTES",
+    "LABELLERS",
+    "ROLES",
+    "SALIENT_K",
+    "TWO_STAGE_THRESHOLD",
+    "VARIANTS",
+    "AskEvent",
+    "AskOutcome",
+    "AskRequest",
+    "BackendLoader",
+    "Cancelled",
+    "Desk",
+    "ModelRow",
+    "ModelsReport",
+    "Retrieval",
+    "RunRecord",
+    "RunSummary",
+    "ScoringOptions",
+    "Settings",
+    "StageRow",
+    "StoredResult",
+    "count_files",
+    "load_settings",
+    "shipped_examples",
+    "shipped_models",
+]
