@@ -11,6 +11,7 @@ from conflictdesk.app.desk import (
     Cancelled,
     Desk,
     count_files,
+    verified_backends,
 )
 from conflictdesk.app.scoring import (
     LABELLERS,
@@ -61,4 +62,5 @@ __all__ = [
     "load_settings",
     "shipped_examples",
     "shipped_models",
+    "verified_backends",
 ]

@@ -52,7 +52,7 @@ class Desk(ScoringUseCases):
         store: Store | None = None,
     ) -> None:
         self.settings = settings
-        self._load = load_backends or self._load_real
+        self._load = load_backends or (lambda roles: verified_backends(settings, roles))
         self._store = store
         self._backends: dict[tuple[str, ...], Backends] = {}
         self._retrievers: dict[str, HybridRetriever] = {}
@@ -69,13 +69,6 @@ class Desk(ScoringUseCases):
                     raise UsageError("no database path in the settings")
                 self._store = Store.open(path)
             return self._store
-
-    def _load_real(self, roles: tuple[str, ...]) -> Backends:
-        from conflictdesk.backends.registry import VerificationCache, load_backends
-
-        cache_dir = self.settings.cache_dir
-        verification = VerificationCache(cache_dir / "verified.json") if cache_dir else None
-        return load_backends(self.settings, roles=roles, verification=verification)
 
     def backends(self, roles: Sequence[str] = ALL_ROLES) -> Backends:
         key = tuple(roles)
@@ -172,6 +165,7 @@ class Desk(ScoringUseCases):
         analysis embeds nothing that is stored. `cancel` is checked between stages."""
         emit = on_event or (lambda stage, value: None)
         backends = self.backends(ALL_ROLES)
+        cache = self.store.cache if request.use_cache else None
         retrieval = self._passages_for(request)
         if not retrieval.passages:
             raise InputError("no passages to answer from (empty collection or no match)")
@@ -179,7 +173,7 @@ class Desk(ScoringUseCases):
         emit(RETRIEVE, retrieval)
         try:
             analysis = analyze(
-                request.query, retrieval.passages, backends, cache=self.store.cache,
+                request.query, retrieval.passages, backends, cache=cache,
                 on_event=emit, options=AnalysisOptions(cancel=cancel),
                 passage_vectors=retrieval.vectors, query_vector=retrieval.query_vector,
             )  # fmt: skip
@@ -188,7 +182,7 @@ class Desk(ScoringUseCases):
         _check(cancel, ANSWER)
         result = answer(
             analysis, backends, request.strategy, gold_type=request.gold_type,
-            check_parametric=request.check_parametric, cache=self.store.cache,
+            check_parametric=request.check_parametric, cache=cache,
         )  # fmt: skip
         emit(ANSWER, result)
         record = batch_record(request.id, analysis, result)
@@ -226,6 +220,16 @@ class Desk(ScoringUseCases):
     ) -> tuple[ModelRow, bool]:  # fmt: skip
         """Register a model file in the manifest (see `models_report.add_model`)."""
         return add_model(self.settings, path, role, name=name, licence=licence, source=source)
+
+
+def verified_backends(settings: Settings, roles: Sequence[str]) -> Backends:
+    """The real back-ends for `roles`, each model checked against its manifest sha256 (files
+    already hashed are remembered in the settings' cache folder); weights load on first use."""
+    from conflictdesk.backends.registry import VerificationCache, load_backends
+
+    cache_dir = settings.cache_dir
+    verification = VerificationCache(cache_dir / "verified.json") if cache_dir else None
+    return load_backends(settings, roles=tuple(roles), verification=verification)
 
 
 def _check(cancel: threading.Event | None, stage: str) -> None:

@@ -28,7 +28,7 @@ def _known(cls: type, value: Json) -> Json:
 @dataclass(frozen=True)
 class AskRequest:
     """One question: retrieved from `collection` (top `k`), or answered from inline `documents`
-    (whose ids are their indices). `id` is echoed by batch output."""
+    (whose ids are their indices). `id` is echoed by batch output; `use_cache` is not stored."""
 
     query: str
     collection: str | None = None
@@ -38,6 +38,7 @@ class AskRequest:
     gold_type: ConflictType | None = None
     check_parametric: bool = True
     id: Any = None
+    use_cache: bool = True  # read and write stored judgments (benchmarks turn it off)
 
     def to_json(self) -> Json:
         """The run input the store keeps (the shape `ask` has always stored)."""

@@ -19,9 +19,9 @@ EXIT_OK, EXIT_PARTIAL, EXIT_USAGE = 0, 1, 2
 
 def real_backends(settings: Settings, roles: tuple[str, ...]) -> Any:
     """The verified back-ends for `roles`; tests replace `make_backends` with fakes."""
-    from conflictdesk.app import Desk
+    from conflictdesk.app import verified_backends
 
-    return Desk(settings)._load_real(roles)
+    return verified_backends(settings, roles)
 
 
 make_backends = real_backends
