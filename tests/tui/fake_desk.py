@@ -1,5 +1,6 @@
 """A deterministic in-memory Desk for the TUI tests: canned results, recorded calls,
-optional gates (to hold a job mid-way) and injected failures."""
+optional gates (to hold a job mid-way) and injected failures. History rows and the models
+report are built from the application layer's wire types, as the real engine builds them."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from conflictdesk.app import ModelRow, ModelsReport, RunSummary, StageRow
 from conflictdesk.tui.desk import ASK_STAGES, Cancelled
 
 PASSAGES = [
@@ -102,9 +104,8 @@ SCORE_RESULT: dict[str, Any] = {
 }
 
 HISTORY = [
-    {"id": 2, "kind": "score", "created": "2026-11-20 09:14", "summary": "Take 600 IU daily…"},
-    {"id": 1, "kind": "ask", "created": "2026-11-20 09:02",
-     "summary": "How much vitamin D should adults take?"},
+    RunSummary(2, "score", "2026-11-20 09:14", "Take 600 IU daily…").to_json(),
+    RunSummary(1, "ask", "2026-11-20 09:02", "How much vitamin D should adults take?").to_json(),
 ]
 
 
@@ -187,8 +188,8 @@ class FakeDesk:
                     raise Cancelled()
         run_id = max(self.runs) + 1
         result = self._full_ask(query)
-        self.runs[run_id] = {"id": run_id, "kind": "ask", "created": "2026-11-21 10:00",
-                             "summary": query, "result": result}
+        summary = RunSummary(run_id, "ask", "2026-11-21 10:00", query)
+        self.runs[run_id] = {**summary.to_json(), "result": result}
         return run_id, copy.deepcopy(result)
 
     def score(self, response: str, documents, cancel) -> tuple[int | None, dict]:
@@ -225,23 +226,19 @@ class FakeDesk:
         self.calls.append(("models", verify))
         self._check("models")
         status = "verified" if verify else "present"
-        return {
-            "device": "cpu", "llm": "/models/qwen.gguf" if self.llm else None,
-            "models": [
-                {"name": "minilm-l6-embedder-int8", "role": "embedder", "status": status,
-                 "detail": "models/embedder"},
-                {"name": "conflictdesk-nli-minilm-int8", "role": "nli", "status": status,
-                 "detail": "models/nli"},
-                {"name": "conflictdesk-pair-mlp-int8", "role": "pair", "status": "missing",
-                 "detail": "run scripts/train_pair.py"},
-            ],
-            "stages": [
-                {"stage": "retrieval", "method": "bm25 + minilm-l6-embedder-int8", "llm": False},
-                {"stage": "tagging", "method": "nli:conflictdesk-nli-minilm-int8", "llm": False},
-                {"stage": "type", "method": "llm:qwen" if self.llm else "rules",
-                 "llm": self.llm},
-            ],
-        }
+        rows = (ModelRow("minilm-l6-embedder-int8", "embedder", "models/embedder", status,
+                         "models/embedder"),
+                ModelRow("conflictdesk-nli-minilm-int8", "nli", "models/nli", status,
+                         "models/nli"),
+                ModelRow("conflictdesk-pair-mlp-int8", "pair", "models/pair", "missing",
+                         "run scripts/train_pair.py"))  # fmt: skip
+        stages = (StageRow("retrieval", "bm25 + minilm-l6-embedder-int8", False),
+                  StageRow("tagging", "nli:conflictdesk-nli-minilm-int8", False),
+                  StageRow("type", "llm:qwen" if self.llm else "rules", self.llm))  # fmt: skip
+        report = ModelsReport(manifest="models/manifest.json", device="cpu",
+                              llm="/models/qwen.gguf" if self.llm else None, llm_ready=self.llm,
+                              models=rows, stages=stages)  # fmt: skip
+        return report.to_json()
 
 
 def _expand(path: Path) -> list[Path]:
