@@ -18,7 +18,6 @@ import numpy as np
 from conflictdesk.errors import ConflictDeskError
 from conflictdesk.retrieval.lexical import match_expression, prune_common_terms, query_terms
 
-EMBED_BATCH = 64
 FTS_TOKENIZER = "porter unicode61"  # must match passages_fts in m001_initial
 TERM_CACHE_SIZE = 100_000
 

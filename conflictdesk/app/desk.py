@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from conflictdesk.analysis.pipeline import AnalysisCancelled, AnalysisOptions, analyze
+from conflictdesk.app.ingest import IngestReport, ingest_paths
 from conflictdesk.app.models_report import add_model, models_report
 from conflictdesk.app.scoring import ScoringOptions, ScoringUseCases
 from conflictdesk.app.wire import (
@@ -30,7 +31,7 @@ from conflictdesk.generation.report import batch_record
 from conflictdesk.ingest.readers import DEFAULT_MAX_BYTES, discover
 from conflictdesk.retrieval.hybrid import HybridRetriever, Retrieval
 from conflictdesk.stages import ANSWER, RETRIEVE
-from conflictdesk.store import IngestReport, Store, ingest_paths
+from conflictdesk.store import Store
 from conflictdesk.types import Passage
 
 ALL_ROLES: tuple[str, ...] = ("embedder", "nli", "pair", "llm")

@@ -8,10 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conflictdesk.app.ingest import ingest_paths
 from conflictdesk.backends.base import Embedder
 from conflictdesk.backends.onnx_embedder import OnnxEmbedder, from_manifest
 from conflictdesk.retrieval.hybrid import hybrid_search
-from conflictdesk.store import Store, ingest_paths
+from conflictdesk.store import Store
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]

@@ -105,7 +105,7 @@ def test_batch_from_stdin(tmp_path, capsys, monkeypatch):
 
 
 def test_single_question_over_a_collection(tmp_path, capsys):
-    from conflictdesk.store import ingest_paths
+    from conflictdesk.app.ingest import ingest_paths
 
     db = tmp_path / "a.db"
     with Store.open(db) as store:

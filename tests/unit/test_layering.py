@@ -56,6 +56,15 @@ def test_store_never_imports_the_tui():
     assert violations(ROOT / "store", ("conflictdesk.tui", "textual.")) == []
 
 
+def test_store_makes_no_model_calls():
+    """Persistence only: no back-ends, no stage that calls a model, no application layer."""
+    model_users = ("conflictdesk.backends", "conflictdesk.analysis", "conflictdesk.generation",
+                   "conflictdesk.scoring", "conflictdesk.app", "conflictdesk.retrieval.hybrid")  # fmt: skip
+    assert violations(ROOT / "store", model_users) == []
+    for path in sorted((ROOT / "store").rglob("*.py")):
+        assert ".embed(" not in path.read_text(encoding="utf-8"), path
+
+
 def test_the_check_catches_a_forbidden_import(tmp_path):
     (tmp_path / "bad.py").write_text("from conflictdesk.store import Store\nimport textual\n")
     found = violations(tmp_path, ("conflictdesk.store",))

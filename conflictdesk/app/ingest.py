@@ -1,5 +1,7 @@
 """Ingest files into a collection: discover → read → chunk → embed (batched) → store.
 
+An application-layer service: the embedder is called here, the store only persists.
+
 Each document is committed in its own transaction together with its passages and vectors,
 so a killed ingest keeps every finished document and a re-run skips them (dedup by the
 sha256 of the document's text). Documents are embedded in batches of about 64 passages
@@ -16,8 +18,8 @@ from conflictdesk.backends.base import Embedder
 from conflictdesk.errors import InputError
 from conflictdesk.ingest.chunking import Chunk, chunk_text
 from conflictdesk.ingest.readers import DEFAULT_MAX_BYTES, SourceDocument, discover, read_file
-from conflictdesk.store.database import Store, content_sha256
-from conflictdesk.store.search import EMBED_BATCH
+from conflictdesk.retrieval.hybrid import EMBED_BATCH
+from conflictdesk.store import Store, content_sha256
 
 # on_event(kind, path, detail): kind is "file" (one file done), "error" (a problem)
 EventFn = Callable[[str, str, str], None]
