@@ -18,10 +18,9 @@ View models (keys the screens read; other keys are ignored):
   "relations": ["SUPPORTS" | "CONTRADICTS" | "IRRELEVANT", one per document],
   "confidences": [float, ...], "conflict": bool}], "cs_c", "cs_r" (None when undefined),
   "method", and after a regeneration "question", "regenerated_from", "before"}
-- run: {"id", "kind", "created", "summary", "result"}; history rows omit "result".
-- models report: {"device", "llm", "models": [{"name", "role", "status", "detail"}],
-  "stages": [{"stage", "method", "llm"}], "notes": [str]}; status is "verified", "present", "missing" or
-  "mismatch".
+- run: {"id", "kind", "created", "summary", "result"}.
+- history rows and the models report are typed: `conflictdesk.app.RunSummary` and
+  `conflictdesk.app.ModelsReport` (rows `ModelRow`, `StageRow`); the screens read their fields.
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 # Raised by a Desk method when its `cancel` event was set; committed work is kept.
-from conflictdesk.app import Cancelled
+from conflictdesk.app import Cancelled, ModelsReport, RunSummary
 from conflictdesk.stages import ASK_STAGES
 
 Json = dict[str, Any]
@@ -75,8 +74,8 @@ class Desk(Protocol):
         revised response with "regenerated_from", or the original with "regenerated": False."""
         ...
 
-    def history(self, limit: int = 100) -> list[Json]: ...
+    def history(self, limit: int = 100) -> list[RunSummary]: ...
 
     def run(self, run_id: int) -> Json: ...
 
-    def models(self, verify: bool = False) -> Json: ...
+    def models(self, verify: bool = False) -> ModelsReport: ...

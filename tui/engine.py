@@ -16,6 +16,8 @@ from conflictdesk.app import (
     AskRequest,
     BackendLoader,
     Desk,
+    ModelsReport,
+    RunSummary,
     ScoringOptions,
     Settings,
     count_files,
@@ -114,8 +116,8 @@ class DeskEngine:
 
     # -- history -----------------------------------------------------------------------------
 
-    def history(self, limit: int = 100) -> list[Json]:
-        return [row.to_json() for row in self.desk.history(limit)]
+    def history(self, limit: int = 100) -> list[RunSummary]:
+        return self.desk.history(limit)
 
     def run(self, run_id: int) -> Json:
         run = self.desk.run(run_id)
@@ -124,10 +126,10 @@ class DeskEngine:
 
     # -- models ------------------------------------------------------------------------------
 
-    def models(self, verify: bool = False) -> Json:
+    def models(self, verify: bool = False) -> ModelsReport:
         report = self.desk.models_report(verify=verify)
         self._llm = report.llm_ready
-        return report.to_json()
+        return report
 
 
 def _documents(documents: Sequence[Json]) -> list[Document]:

@@ -104,8 +104,8 @@ SCORE_RESULT: dict[str, Any] = {
 }
 
 HISTORY = [
-    RunSummary(2, "score", "2026-11-20 09:14", "Take 600 IU daily…").to_json(),
-    RunSummary(1, "ask", "2026-11-20 09:02", "How much vitamin D should adults take?").to_json(),
+    RunSummary(2, "score", "2026-11-20 09:14", "Take 600 IU daily…"),
+    RunSummary(1, "ask", "2026-11-20 09:02", "How much vitamin D should adults take?"),
 ]
 
 
@@ -125,8 +125,9 @@ class FakeDesk:
              {"name": "empty", "documents": 0, "passages": 0}] if collections else []
         )
         self.runs: dict[int, dict[str, Any]] = {
-            1: {**HISTORY[1], "result": self._full_ask("How much vitamin D should adults take?")},
-            2: {**HISTORY[0], "result": copy.deepcopy(SCORE_RESULT)},
+            1: {**HISTORY[1].to_json(),
+                "result": self._full_ask("How much vitamin D should adults take?")},
+            2: {**HISTORY[0].to_json(), "result": copy.deepcopy(SCORE_RESULT)},
         }
 
     def _check(self, name: str) -> None:
@@ -213,16 +214,16 @@ class FakeDesk:
                       before={"cs_c": 0.333, "cs_r": 0.5})
         return 4, result
 
-    def history(self, limit: int = 100) -> list[dict[str, Any]]:
+    def history(self, limit: int = 100) -> list[RunSummary]:
         self.calls.append(("history", limit))
         rows = sorted(self.runs.values(), key=lambda r: -r["id"])
-        return [{k: v for k, v in row.items() if k != "result"} for row in rows[:limit]]
+        return [RunSummary.from_json(row) for row in rows[:limit]]
 
     def run(self, run_id: int) -> dict[str, Any]:
         self.calls.append(("run", run_id))
         return copy.deepcopy(self.runs[run_id])
 
-    def models(self, verify: bool = False) -> dict[str, Any]:
+    def models(self, verify: bool = False) -> ModelsReport:
         self.calls.append(("models", verify))
         self._check("models")
         status = "verified" if verify else "present"
@@ -238,7 +239,7 @@ class FakeDesk:
         report = ModelsReport(manifest="models/manifest.json", device="cpu",
                               llm="/models/qwen.gguf" if self.llm else None, llm_ready=self.llm,
                               models=rows, stages=stages)  # fmt: skip
-        return report.to_json()
+        return report
 
 
 def _expand(path: Path) -> list[Path]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conflictdesk.app import Desk, load_settings
+from conflictdesk.app import Desk, RunSummary, load_settings
 from conflictdesk.store import Store
 from conflictdesk.tui.app import ConflictDeskApp
 from conflictdesk.tui.desk import ASK_STAGES, Cancelled
@@ -73,8 +73,7 @@ def test_ask_streams_every_stage_stores_the_run_and_reopens_it(loaded):
     assert result["answer"]["sentences"] and result["verdict"]["type"]
     stored = loaded.run(run_id)
     assert stored["kind"] == "ask" and stored["result"] == result
-    assert loaded.history()[0] == {"id": run_id, "kind": "ask", "created": stored["created"],
-                                   "summary": QUESTION}
+    assert loaded.history()[0] == RunSummary(run_id, "ask", stored["created"], QUESTION)
 
 
 def test_a_cancelled_ask_raises_and_stores_nothing(loaded):
@@ -105,5 +104,5 @@ async def test_the_app_asks_through_the_engine_in_a_worker(loaded):
         await pilot.press(*QUESTION, "enter")
         stages = pilot.app.screen.query_one("#stages")
         await wait_until(pilot, lambda: stages.status.startswith(("done", "failed")), 30)
-        assert stages.status == f"done · run {loaded.history()[0]['id']}"
+        assert stages.status == f"done · run {loaded.history()[0].id}"
         assert str(pilot.app.screen.query_one("#answer-text").render()).strip()

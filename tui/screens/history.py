@@ -47,8 +47,7 @@ class HistoryScreen(Screen[None]):
             self.notify(f"Could not read the history: {exc}", severity="error")
             return
         for run in runs:
-            table.add_row(run["id"], run.get("kind", ""), run.get("created", ""),
-                          run.get("summary", ""), key=str(run["id"]))
+            table.add_row(run.id, run.kind, run.created, run.summary, key=str(run.id))
         table.focus()
 
     async def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
