@@ -13,7 +13,9 @@ from conflictdesk.app.desk import (
     count_files,
     verified_backends,
 )
+from conflictdesk.app.models_report import discover_models, models_report
 from conflictdesk.app.scoring import (
+    DEFAULT_LABELLER,
     LABELLERS,
     SALIENT_K,
     TWO_STAGE_THRESHOLD,
@@ -37,6 +39,7 @@ from conflictdesk.retrieval.hybrid import Retrieval
 
 __all__ = [
     "ALL_ROLES",
+    "DEFAULT_LABELLER",
     "DEFAULT_MAX_BYTES",
     "LABELLERS",
     "ROLES",
@@ -59,7 +62,9 @@ __all__ = [
     "StageRow",
     "StoredResult",
     "count_files",
+    "discover_models",
     "load_settings",
+    "models_report",
     "shipped_examples",
     "shipped_models",
     "verified_backends",

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from conflictdesk.app.wire import ModelRow, ModelsReport, StageRow
 from conflictdesk.backends.manifest import Manifest, ModelEntry
@@ -41,7 +42,7 @@ def entry_row(entry: ModelEntry, base: Path, verify: bool) -> ModelRow:
     return ModelRow(
         name=entry.name, role=entry.role, path=str(path), status=status, detail=detail,
         files=len(entry.files), licence=entry.licence, source=entry.source,
-        rebuild=entry.rebuild, sha256=dict(entry.files),
+        rebuild=entry.rebuild, sha256=dict(entry.files), model_id=entry.model_id,
     )  # fmt: skip
 
 
@@ -111,3 +112,11 @@ def add_model(
     manifest.upsert(entry)
     manifest.save()
     return entry_row(entry, base, verify=False), replaced
+
+
+def discover_models() -> tuple[list[Any], list[str]]:
+    """GGUF files found in the usual places (LM Studio, Ollama, the Hugging Face cache,
+    CONFLICTDESK_MODEL_PATH), with the paths that could not be read."""
+    from conflictdesk.backends.gguf_info import discover
+
+    return discover()

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from conflictdesk.analysis.pipeline import CancelFlag
 from conflictdesk.app.wire import Cancelled
 from conflictdesk.errors import CapabilityError, UsageError
-from conflictdesk.scoring.label import LABELLERS, TWO_STAGE_THRESHOLD
+from conflictdesk.scoring.label import DEFAULT_LABELLER, LABELLERS, TWO_STAGE_THRESHOLD
 from conflictdesk.scoring.pipeline import VARIANTS
 from conflictdesk.scoring.variants import SALIENT_K
 from conflictdesk.types import Document
@@ -20,14 +20,14 @@ if TYPE_CHECKING:
     from conflictdesk.store import Store
 
 Json = dict[str, Any]
-__all__ = ["LABELLERS", "SALIENT_K", "TWO_STAGE_THRESHOLD", "VARIANTS", "ScoringOptions"]
+__all__ = ["DEFAULT_LABELLER", "LABELLERS", "SALIENT_K", "TWO_STAGE_THRESHOLD", "VARIANTS", "ScoringOptions"]
 
 
 @dataclass(frozen=True)
 class ScoringOptions:
     """How claims are made and labelled (see `conflictdesk score --help`)."""
 
-    labeller: str = "nli"
+    labeller: str = DEFAULT_LABELLER
     threshold: float = TWO_STAGE_THRESHOLD
     gate: bool = True
     decomposer: str = "auto"
@@ -67,7 +67,8 @@ class ScoringUseCases:
 
     def scoring_backends(self, kind: str, options: ScoringOptions) -> Backends:
         """The roles each command needs; regenerate refuses to start without a GGUF."""
-        roles = {"detect": ["nli"] + (["llm"] if options.labeller != "nli" else []),
+        llm = ["llm"] if options.labeller in ("llm", "two-stage") else []
+        roles = {"detect": ["nli", *llm],
                  "score": ["nli", "llm"] + (["embedder"] if options.variant == "salient" else []),
                  "regenerate": ["nli", "llm"]}[kind]  # fmt: skip
         backends = self.backends(tuple(roles))

@@ -153,6 +153,7 @@ class ModelRow:
     source: str = ""
     rebuild: str = ""
     sha256: dict[str, str] = field(default_factory=dict)  # file → digest, from the manifest
+    model_id: str = ""  # name@version, what judgment caches are keyed by
 
     @property
     def present(self) -> bool:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from conflictdesk.app import (
+    DEFAULT_LABELLER,
     LABELLERS,
     SALIENT_K,
     TWO_STAGE_THRESHOLD,
@@ -54,8 +55,10 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--labeller",
         choices=LABELLERS,
-        default="nli",
-        help="nli: the embedded NLI cross-encoder (default); llm: the paper's "
+        default=DEFAULT_LABELLER,
+        help="nli: the embedded NLI cross-encoder (default); fusion: the encoder fused with "
+        "answer-aware reading features (calibrated; higher relation F1, lower conflict recall); "
+        "llm: the paper's "
         "Table 7 prompt on the GGUF model; two-stage: the encoder, and the "
         "LLM for pairs it is unsure of",
     )

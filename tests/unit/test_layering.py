@@ -20,6 +20,7 @@ FRONT_END_ALLOWED = (
     "conflictdesk.types",
     "conflictdesk.errors",
     "conflictdesk.stages",
+    "conflictdesk.terminal",  # terminal safety: how front ends show outside text
     "conflictdesk.analysis.types",
     "conflictdesk.generation.types",
 )
