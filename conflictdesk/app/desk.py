@@ -72,10 +72,14 @@ class Desk(ScoringUseCases):
             return self._store
 
     def backends(self, roles: Sequence[str] = ALL_ROLES) -> Backends:
+        """Back-ends for `roles`, loaded once; a set already loaded for more roles is reused,
+        so the embedder that ingests is the one that answers."""
         key = tuple(roles)
         with self._lock:
-            if key not in self._backends:
-                self._backends[key] = self._load(key)
+            for loaded, backends in self._backends.items():
+                if set(key) <= set(loaded):
+                    return backends
+            self._backends[key] = self._load(key)
             return self._backends[key]
 
     def retriever(self, lexical_only: bool = False) -> HybridRetriever:

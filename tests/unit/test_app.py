@@ -55,10 +55,11 @@ def test_a_cancelled_score_raises_and_stores_nothing(desk):
 
 
 def test_each_use_case_loads_only_the_roles_it_needs(desk):
-    desk.detect("Velsarin is dosed at 250 mg.", DOCS, ScoringOptions())
     desk.score("Velsarin is dosed at 250 mg.", DOCS, ScoringOptions())
     desk.score("Velsarin is dosed at 250 mg.", DOCS, ScoringOptions())  # loaded once
-    assert desk.roles_loaded == [("nli",), ("nli", "llm")]
+    desk.detect("Velsarin is dosed at 250 mg.", DOCS, ScoringOptions())  # the superset serves
+    desk.score("x y.", DOCS, ScoringOptions(variant="salient"))  # needs the embedder too
+    assert desk.roles_loaded == [("nli", "llm"), ("nli", "llm", "embedder")]
 
 
 @pytest.mark.parametrize("bad", [{"threshold": 0.0}, {"threshold": 1.5}, {"salient_k": 0}])
