@@ -6,7 +6,6 @@ import argparse
 from typing import Any
 
 from conflictdesk.app import Desk, StoredResult
-from conflictdesk.cli import common
 from conflictdesk.cli.score import (
     add_batch_arguments,
     add_decomposer_argument,
@@ -55,8 +54,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     options = options_from_args(args)
-    with common.open_desk(args) as desk:
-        desk.scoring_backends("regenerate", options)  # refuse before reading: needs a GGUF
 
     def handle(desk: Desk, value: dict[str, Any], run_id: Any) -> StoredResult:
         return desk.regenerate(
@@ -64,4 +61,5 @@ def run(args: argparse.Namespace) -> int:
             require_documents(value), options, run_input=value, run_id=run_id,
         )  # fmt: skip
 
-    return run_batch(args, handle)
+    # refuse before reading any input: regenerate needs a GGUF
+    return run_batch(args, handle, check=lambda desk: desk.scoring_backends("regenerate", options))

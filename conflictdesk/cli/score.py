@@ -160,13 +160,18 @@ def require_documents(value: dict[str, Any]) -> list[Document]:
 Handler = Callable[[Desk, dict[str, Any], Any], StoredResult]
 
 
-def run_batch(args: argparse.Namespace, handle: Handler) -> int:
-    """Apply `handle` to each input line through the Desk, which stores each result as a run.
+def run_batch(
+    args: argparse.Namespace, handle: Handler, check: Callable[[Desk], Any] | None = None
+) -> int:
+    """Apply `handle` to each input line through the Desk, which stores each result as a run;
+    `check(desk)` runs first (a command that cannot work refuses before reading input).
 
     A bad line (invalid JSON, missing fields, a model answer that fails validation) gives an
     error object on stdout and a message on stderr; the batch goes on and the exit status is 1."""
     failures = 0
     with common.open_desk(args) as desk:
+        if check is not None:
+            check(desk)
         for line in common.read_jsonl(args.input):
             try:
                 if line.value is None:
