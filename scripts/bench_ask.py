@@ -53,9 +53,9 @@ def corpus_records(data: Path) -> Iterator[dict[str, str]]:
 
 def build_collection(desk: Any, data: Path, passages: int) -> dict[str, Any]:
     """Ingest up to `passages` distinct records as one-passage documents (idempotent)."""
-    existing = {c["name"]: c for c in desk.collections()}.get(COLLECTION)
-    if existing and existing["passages"] >= passages:
-        return {"built": False, **existing}
+    existing = {c.name: c for c in desk.collections()}.get(COLLECTION)
+    if existing and existing.passages >= passages:
+        return {"built": False, **existing.to_json()}
     seen, records = set(), []
     for record in corpus_records(data):
         key = record["text"].strip().lower()
@@ -69,7 +69,7 @@ def build_collection(desk: Any, data: Path, passages: int) -> dict[str, Any]:
     source.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records) + "\n")
     started = time.perf_counter()
     report = desk.ingest([source], COLLECTION, max_words=400)
-    info = {c["name"]: c for c in desk.collections()}[COLLECTION]
+    info = {c.name: c for c in desk.collections()}[COLLECTION].to_json()
     return {
         "built": True,
         "seconds": time.perf_counter() - started,

@@ -7,8 +7,6 @@ engine; tests inject a fake with the same methods.
 
 View models (keys the screens read; other keys are ignored):
 
-- collection: {"name", "documents", "passages"}
-- document: {"id", "title", "source", "date", "passages"}
 - passage: {"id", "ord", "text", "document_id", "title", "date", "source"}
 - ask result: `Analysis.to_json()` ("query", "passages", "tagging", "clusters", "score",
   "packet", "detection", "verdict", "resolution", "methods", "timings") plus "collection" and
@@ -19,8 +17,9 @@ View models (keys the screens read; other keys are ignored):
   "confidences": [float, ...], "conflict": bool}], "cs_c", "cs_r" (None when undefined),
   "method", and after a regeneration "question", "regenerated_from", "before"}
 - run: {"id", "kind", "created", "summary", "result"}.
-- history rows and the models report are typed: `conflictdesk.app.RunSummary` and
-  `conflictdesk.app.ModelsReport` (rows `ModelRow`, `StageRow`); the screens read their fields.
+- collections, documents, history rows and the models report are typed: `conflictdesk.app.RunSummary` and
+  `conflictdesk.app.ModelsReport` (rows `ModelRow`, `StageRow`), `CollectionInfo`,
+  `DocumentInfo`; the screens read their fields.
 """
 
 from __future__ import annotations
@@ -30,7 +29,13 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 # Raised by a Desk method when its `cancel` event was set; committed work is kept.
-from conflictdesk.app import Cancelled, ModelsReport, RunSummary
+from conflictdesk.app import (
+    Cancelled,
+    CollectionInfo,
+    DocumentInfo,
+    ModelsReport,
+    RunSummary,
+)
 from conflictdesk.stages import ASK_STAGES
 
 Json = dict[str, Any]
@@ -44,7 +49,7 @@ __all__ = ["ASK_STAGES", "Cancelled", "Desk", "EventFn", "Json", "ProgressFn"]
 class Desk(Protocol):
     """The app's only dependency: collections, ingestion, ask, score, history and models."""
 
-    def collections(self) -> list[Json]: ...
+    def collections(self) -> list[CollectionInfo]: ...
 
     def ingest(
         self, paths: Sequence[str], collection: str, on_progress: ProgressFn,
@@ -53,7 +58,7 @@ class Desk(Protocol):
         """Import files or folders; returns {"added", "skipped", "failed", "cancelled"}."""
         ...
 
-    def documents(self, collection: str) -> list[Json]: ...
+    def documents(self, collection: str) -> list[DocumentInfo]: ...
 
     def passages(self, document_id: int) -> list[Json]: ...
 

@@ -15,7 +15,9 @@ from typing import Any
 from conflictdesk.app import (
     AskRequest,
     BackendLoader,
+    CollectionInfo,
     Desk,
+    DocumentInfo,
     ModelsReport,
     RunSummary,
     ScoringOptions,
@@ -46,10 +48,10 @@ class DeskEngine:
 
     # -- collections -------------------------------------------------------------------------
 
-    def collections(self) -> list[Json]:
+    def collections(self) -> list[CollectionInfo]:
         return self.desk.collections()
 
-    def documents(self, collection: str) -> list[Json]:
+    def documents(self, collection: str) -> list[DocumentInfo]:
         return self.desk.documents(collection)
 
     def passages(self, document_id: int) -> list[Json]:

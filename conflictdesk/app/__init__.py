@@ -26,6 +26,8 @@ from conflictdesk.app.scoring import (
 from conflictdesk.app.wire import (
     AskOutcome,
     AskRequest,
+    CollectionInfo,
+    DocumentInfo,
     ModelRow,
     ModelsReport,
     RunRecord,
@@ -51,7 +53,9 @@ __all__ = [
     "AskRequest",
     "BackendLoader",
     "Cancelled",
+    "CollectionInfo",
     "Desk",
+    "DocumentInfo",
     "ModelRow",
     "ModelsReport",
     "Retrieval",

@@ -18,6 +18,8 @@ from conflictdesk.app.wire import (
     AskOutcome,
     AskRequest,
     Cancelled,
+    CollectionInfo,
+    DocumentInfo,
     ModelRow,
     ModelsReport,
     RunRecord,
@@ -105,14 +107,14 @@ class Desk(ScoringUseCases):
 
     # -- collections -------------------------------------------------------------------------
 
-    def collections(self) -> list[dict[str, Any]]:
-        return self.store.collections()
+    def collections(self) -> list[CollectionInfo]:
+        return [CollectionInfo.from_json(row) for row in self.store.collections()]
 
     def delete_collection(self, name: str) -> None:
         self.store.delete_collection(name)
 
-    def documents(self, collection: str) -> list[dict[str, Any]]:
-        return self.store.documents(collection)
+    def documents(self, collection: str) -> list[DocumentInfo]:
+        return [DocumentInfo.from_json(row) for row in self.store.documents(collection)]
 
     def document_passages(self, document_id: int) -> list[Passage]:
         collection = self.store.document(document_id)["collection"]

@@ -96,6 +96,51 @@ class AskOutcome:
 
 
 @dataclass(frozen=True)
+class CollectionInfo:
+    """A stored collection and its counts."""
+
+    name: str
+    documents: int
+    passages: int
+    created: str | None = None
+
+    def to_json(self) -> Json:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, value: Json) -> CollectionInfo:
+        return cls(**_known(cls, value))
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    """A stored document (its passages are counted, not carried)."""
+
+    id: int
+    collection: str
+    title: str | None = None
+    source: str | None = None
+    url: str | None = None
+    date: str | None = None
+    sha256: str = ""
+    metadata: Json = field(default_factory=dict)
+    added: str | None = None
+    passages: int = 0
+
+    @property
+    def label(self) -> str:
+        """What a list shows: the title, else the source, else the id."""
+        return self.title or self.source or f"document {self.id}"
+
+    def to_json(self) -> Json:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, value: Json) -> DocumentInfo:
+        return cls(**_known(cls, value))
+
+
+@dataclass(frozen=True)
 class RunRecord:
     """A stored run (`kind` is ask, score, detect or regenerate) as the store keeps it."""
 

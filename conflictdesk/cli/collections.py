@@ -35,13 +35,13 @@ def run(args: argparse.Namespace) -> int:
         rows = desk.collections()
     if args.json:
         for row in rows:
-            common.write_json(row)
+            common.write_json(row.to_json())
         return common.EXIT_OK
     if not rows:
         print("no collections yet: conflictdesk ingest PATH --collection NAME")
         return common.EXIT_OK
-    width = max(len("collection"), *(len(r["name"]) for r in rows))
+    width = max(len("collection"), *(len(r.name) for r in rows))
     print(f"{'collection':<{width}}  {'documents':>9}  {'passages':>8}  created")
     for r in rows:
-        print(f"{r['name']:<{width}}  {r['documents']:>9}  {r['passages']:>8}  {r['created']}")
+        print(f"{r.name:<{width}}  {r.documents:>9}  {r.passages:>8}  {r.created}")
     return common.EXIT_OK

@@ -10,7 +10,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from conflictdesk.app import ModelRow, ModelsReport, RunSummary, StageRow
+from conflictdesk.app import (
+    CollectionInfo,
+    DocumentInfo,
+    ModelRow,
+    ModelsReport,
+    RunSummary,
+    StageRow,
+)
 from conflictdesk.tui.desk import ASK_STAGES, Cancelled
 
 PASSAGES = [
@@ -29,12 +36,12 @@ PASSAGES = [
 ]
 
 DOCUMENTS = {
-    1: {"id": 1, "title": "Endocrine Society 2011", "source": "docs/endo.txt",
-        "date": "2011-06-01", "passages": 2},
-    2: {"id": 2, "title": "IOM report 2010", "source": "docs/iom.txt", "date": "2010-11-30",
-        "passages": 2},
-    3: {"id": 3, "title": "Sunlight blog", "source": "docs/sun.md", "date": "2019-02-14",
-        "passages": 1},
+    1: DocumentInfo(1, "vitamin-d", "Endocrine Society 2011", "docs/endo.txt",
+                    date="2011-06-01", passages=2),
+    2: DocumentInfo(2, "vitamin-d", "IOM report 2010", "docs/iom.txt", date="2010-11-30",
+                    passages=2),
+    3: DocumentInfo(3, "vitamin-d", "Sunlight blog", "docs/sun.md", date="2019-02-14",
+                    passages=1),
 }
 
 
@@ -121,8 +128,8 @@ class FakeDesk:
         self.fail: dict[str, BaseException] = {}
         self.llm = llm
         self._collections = (
-            [{"name": "vitamin-d", "documents": 3, "passages": 5},
-             {"name": "empty", "documents": 0, "passages": 0}] if collections else []
+            [CollectionInfo("vitamin-d", 3, 5), CollectionInfo("empty", 0, 0)]
+            if collections else []
         )
         self.runs: dict[int, dict[str, Any]] = {
             1: {**HISTORY[1].to_json(),
@@ -140,10 +147,10 @@ class FakeDesk:
             while not self.gate.wait(0.01) and not cancel.is_set():
                 pass
 
-    def collections(self) -> list[dict[str, Any]]:
+    def collections(self) -> list[CollectionInfo]:
         self.calls.append(("collections", None))
         self._check("collections")
-        return copy.deepcopy(self._collections)
+        return list(self._collections)
 
     def ingest(self, paths: Sequence[str], collection: str, on_progress, cancel) -> dict:
         self.calls.append(("ingest", (list(paths), collection)))
@@ -160,9 +167,9 @@ class FakeDesk:
                 self._wait(cancel)
         return {"added": added, "skipped": 0, "failed": failed, "cancelled": False}
 
-    def documents(self, collection: str) -> list[dict[str, Any]]:
+    def documents(self, collection: str) -> list[DocumentInfo]:
         self.calls.append(("documents", collection))
-        return copy.deepcopy(list(DOCUMENTS.values())) if collection == "vitamin-d" else []
+        return list(DOCUMENTS.values()) if collection == "vitamin-d" else []
 
     def passages(self, document_id: int) -> list[dict[str, Any]]:
         self.calls.append(("passages", document_id))

@@ -44,22 +44,22 @@ def test_ingest_reports_each_file_and_its_errors(engine, tmp_path):
     assert [(done, total) for done, total, _, _ in progress] == [(1, 3), (2, 3), (3, 3)]
     assert progress[0][3] is None and progress[2][3]  # the .exe has a reason
     assert summary == {"added": 2, "skipped": 0, "failed": 1, "passages": 2, "cancelled": False}
-    assert engine.collections()[0] | {"created": None} == {
-        "name": "mine", "documents": 2, "passages": 2, "created": None}
+    (mine,) = engine.collections()
+    assert (mine.name, mine.documents, mine.passages) == ("mine", 2, 2) and mine.created
 
 
 def test_a_cancelled_ingest_keeps_the_files_already_imported(engine):
     cancel = threading.Event()
     summary = engine.ingest([str(EXAMPLES)], "examples", lambda *a: cancel.set(), cancel)
     assert summary["cancelled"] is True and summary["added"] >= 1
-    assert engine.collections()[0]["documents"] == summary["added"]
+    assert engine.collections()[0].documents == summary["added"]
 
 
 def test_documents_and_their_passages_in_order(loaded):
     documents = loaded.documents("examples")
     assert len(documents) >= 10
-    passages = loaded.passages(documents[0]["id"])
-    assert passages and all(p["document_id"] == documents[0]["id"] for p in passages)
+    passages = loaded.passages(documents[0].id)
+    assert passages and all(p["document_id"] == documents[0].id for p in passages)
     assert [p["ord"] for p in passages] == sorted(p["ord"] for p in passages)
 
 
