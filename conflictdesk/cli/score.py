@@ -33,7 +33,7 @@ EXAMPLES = """examples:
 input, one JSON object per line:
   {"id", "response", "documents": [string | {"text", "title"?, "date"?, "source"?, "url"?}]}
 output, one line per input line (the id echoed):
-  {"id", "claims": [{"text", "relations", "confidences", "conflict", "ratio"}], "cs_c", "cs_r",
+  {"id", "claims": [{"text", "relations", "confidences", "uncertain", "conflict", "verdict", "ratio"}], "cs_c", "cs_r",
    "method", "cached": {"hits", "total"}}
   a bad line gives {"id", "error"} and a message on stderr; the batch goes on; exit status 1.
 
