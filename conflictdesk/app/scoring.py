@@ -20,7 +20,14 @@ if TYPE_CHECKING:
     from conflictdesk.store import Store
 
 Json = dict[str, Any]
-__all__ = ["DEFAULT_LABELLER", "LABELLERS", "SALIENT_K", "TWO_STAGE_THRESHOLD", "VARIANTS", "ScoringOptions"]
+__all__ = [
+    "DEFAULT_LABELLER",
+    "LABELLERS",
+    "SALIENT_K",
+    "TWO_STAGE_THRESHOLD",
+    "VARIANTS",
+    "ScoringOptions",
+]
 
 
 @dataclass(frozen=True)

@@ -99,7 +99,9 @@ def test_wire_types_round_trip_through_json():
     assert again.to_json() == request.to_json() and again.gold_type is ConflictType.OUTDATED
     run = RunRecord(7, "ask", "2026-11-23T10:00:00+00:00", {"query": "How  tall\nis it?"}, {})
     assert RunRecord.from_json(run.to_json()) == run
-    assert run.summary().summary == "How tall is it?" and run.summary().created == "2026-11-23T10:00"
+    assert (
+        run.summary().summary == "How tall is it?" and run.summary().created == "2026-11-23T10:00"
+    )
     report = ModelsReport("m.json", "cpu", None, False,
                           (ModelRow("e", "embedder", "/m/e", "missing", "gone"),),
                           (StageRow("tag", "nli", False),), ("note",))  # fmt: skip
