@@ -10,6 +10,7 @@ from typing import Any
 from textual.message import Message
 
 from conflictdesk.app import ModelsReport
+from conflictdesk.terminal import safe_line
 
 
 class StageCompleted(Message):
@@ -94,7 +95,7 @@ class WorkFailed(Message):
 
     @property
     def text(self) -> str:
-        return f"{self.task} failed: {type(self.error).__name__}: {self.error}"
+        return safe_line(f"{self.task} failed: {type(self.error).__name__}: {self.error}")
 
 
 class PassageChosen(Message):

@@ -196,7 +196,7 @@ class Desk(ScoringUseCases):
         outcome = AskOutcome(request, analysis, result, record, run_id=0)
         run_id = self.store.save_run("ask", request.to_json(), outcome.output_json(),
                                      record["method"])  # fmt: skip
-        if request.id is None:
+        if not request.echo_id:
             record = {**record, "id": run_id}
         return AskOutcome(request, analysis, result, record, run_id)
 

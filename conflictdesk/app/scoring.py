@@ -41,6 +41,7 @@ class ScoringOptions:
     variant: str = "full"
     salient_k: int = SALIENT_K
     use_cache: bool = True
+    prune: bool = False  # embedder-based pair pruning before the cross-encoder
 
     def __post_init__(self) -> None:
         if not 0.0 < self.threshold <= 1.0:
@@ -75,9 +76,11 @@ class ScoringUseCases:
     def scoring_backends(self, kind: str, options: ScoringOptions) -> Backends:
         """The roles each command needs; regenerate refuses to start without a GGUF."""
         llm = ["llm"] if options.labeller in ("llm", "two-stage") else []
-        roles = {"detect": ["nli", *llm],
-                 "score": ["nli", "llm"] + (["embedder"] if options.variant == "salient" else []),
-                 "regenerate": ["nli", "llm"]}[kind]  # fmt: skip
+        embedder = ["embedder"] if options.prune else []
+        roles = {"detect": ["nli", *llm, *embedder],
+                 "score": ["nli", "llm"]
+                 + (["embedder"] if options.variant == "salient" or options.prune else []),
+                 "regenerate": ["nli", "llm", *embedder]}[kind]  # fmt: skip
         backends = self.backends(tuple(roles))
         if kind == "regenerate" and backends.llm is None:
             raise CapabilityError(
@@ -107,7 +110,7 @@ class ScoringUseCases:
         result = detect(
             claim, list(documents), self.scoring_backends("detect", options),
             cache=self._cache(options), labeller=options.labeller,
-            threshold=options.threshold, gate=options.gate,
+            threshold=options.threshold, gate=options.gate, prune=options.prune,
         )  # fmt: skip
         asked = run_input or {"claim": claim, "documents": [d.to_json() for d in documents]}
         return self._save("detect", asked, result, run_id, cancel)
@@ -122,7 +125,7 @@ class ScoringUseCases:
             response, list(documents), self.scoring_backends("score", options),
             cache=self._cache(options), decomposer=options.decomposer,
             labeller=options.labeller, variant=options.variant, salient_k=options.salient_k,
-            threshold=options.threshold, gate=options.gate,
+            threshold=options.threshold, gate=options.gate, prune=options.prune,
         )  # fmt: skip
         asked = run_input or {"response": response, "documents": [d.to_json() for d in documents]}
         return self._save("score", asked, result, run_id, cancel)
@@ -136,7 +139,7 @@ class ScoringUseCases:
         result = regenerate(
             question, response, list(documents), self.scoring_backends("regenerate", options),
             cache=self._cache(options), decomposer=options.decomposer,
-            labeller=options.labeller, threshold=options.threshold, gate=options.gate,
+            labeller=options.labeller, threshold=options.threshold, gate=options.gate, prune=options.prune,
         )  # fmt: skip
         asked = run_input or {"question": question, "response": response,
                               "documents": [d.to_json() for d in documents]}  # fmt: skip

@@ -28,7 +28,8 @@ def _known(cls: type, value: Json) -> Json:
 @dataclass(frozen=True)
 class AskRequest:
     """One question: retrieved from `collection` (top `k`), or answered from inline `documents`
-    (whose ids are their indices). `id` is echoed by batch output; `use_cache` is not stored."""
+    (whose ids are their indices). `id` is echoed by batch output; `use_cache` and `echo_id`
+    are not stored."""
 
     query: str
     collection: str | None = None
@@ -39,6 +40,7 @@ class AskRequest:
     check_parametric: bool = True
     id: Any = None
     use_cache: bool = True  # read and write stored judgments (benchmarks turn it off)
+    echo_id: bool = True  # the record echoes `id` (a batch's, null too); else it gets the run id
 
     def to_json(self) -> Json:
         """The run input the store keeps (the shape `ask` has always stored)."""

@@ -10,6 +10,7 @@ from typing import Any
 from conflictdesk.app import AskRequest, Desk
 from conflictdesk.cli import common
 from conflictdesk.errors import ConflictDeskError, InputError, UsageError
+from conflictdesk.terminal import safe
 from conflictdesk.types import ConflictType, Document, Passage
 
 EXAMPLES = """examples:
@@ -78,12 +79,13 @@ def run(args: argparse.Namespace) -> int:
     if not args.collection:
         raise UsageError("--collection is required for a single question (or pass a .jsonl batch)")
     gold = ConflictType(args.gold_type) if args.gold_type else None
+    request = request_for(args, args.question, gold, echo_id=False)  # the record gets the run id
     with common.open_desk(args) as desk:
-        record, text = answer_request(desk, request_for(args, args.question, gold))
+        record, text = answer_request(desk, request)
     if args.json:
         common.write_json(record)
     else:
-        print(text)
+        print(safe(text))
     return common.EXIT_OK
 
 
@@ -94,6 +96,7 @@ def request_for(
     *,
     documents: tuple[Passage, ...] | None = None,
     request_id: Any = None,
+    echo_id: bool = True,
 ) -> AskRequest:
     """The flags' retrieval and answer options around one question."""
     return AskRequest(
@@ -105,6 +108,7 @@ def request_for(
         gold_type=gold,
         check_parametric=not getattr(args, "no_parametric", False),
         id=request_id,
+        echo_id=echo_id,
     )
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from conflictdesk.app import DEFAULT_MAX_BYTES, count_files
 from conflictdesk.cli import common
 from conflictdesk.errors import UsageError
+from conflictdesk.terminal import safe_line
 
 EXAMPLES = """examples:
   conflictdesk ingest examples/ --collection examples
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
                 sys.stderr.write("\n")
             common.warn(f"{path}: {detail}")
         elif kind == "file":
-            progress.advance(1, Path(path).name)
+            progress.advance(1, safe_line(Path(path).name))
 
     with common.open_desk(args) as desk:
         report = desk.ingest(
@@ -82,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
             f", embedded with {report.embedded_with}" if report.embedded_with else ", not embedded"
         )
         print(
-            f"{report.collection}: {report.files} file(s), {report.documents_added} document(s) "
+            f"{safe_line(report.collection)}: {report.files} file(s), {report.documents_added} document(s) "
             f"added, {report.documents_skipped} already present, {report.passages_added} "
             f"passage(s){vectors}; {len(report.failures)} failed"
         )

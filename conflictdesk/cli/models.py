@@ -9,6 +9,7 @@ from pathlib import Path
 from conflictdesk.app import ROLES
 from conflictdesk.cli.common import add_json_argument, open_desk, write_json
 from conflictdesk.errors import UsageError
+from conflictdesk.terminal import safe_line
 
 EXAMPLES = """examples:
   conflictdesk models list
@@ -69,12 +70,12 @@ def run_list(args: argparse.Namespace) -> int:
     print(f"manifest: {report.manifest}")
     for row in report.models:
         state = "ok " if row.present else "MISSING"
-        print(f"  {row.role:<8} {row.name:<34} {state:<7} {row.path}")
+        print(safe_line(f"  {row.role:<8} {row.name:<34} {state:<7} {row.path}"))
     if not report.models:
         print("  (no models)")
     print("stages: " + ", ".join(f"{k}={v}" for k, v in report.capabilities["stages"].items()))
     for note in report.notes:
-        print(f"note: {note}")
+        print(f"note: {safe_line(note)}")
     return 0
 
 
@@ -90,9 +91,10 @@ def run_verify(args: argparse.Namespace) -> int:
         write_json({"manifest": report.manifest, "ok": not failed, "models": results})
     else:
         for result in results:
-            print(f"{'ok    ' if result['ok'] else 'FAILED'} {result['role']:<8} {result['name']}")
+            mark = "ok    " if result["ok"] else "FAILED"
+            print(safe_line(f"{mark} {result['role']:<8} {result['name']}"))
         for result in failed:
-            sys.stderr.write(f"conflictdesk: {result['error']}\n")
+            sys.stderr.write(f"conflictdesk: {safe_line(result['error'])}\n")
         print(f"{len(results) - len(failed)}/{len(results)} models verified")
     return 1 if failed else 0
 
@@ -106,7 +108,7 @@ def run_add(args: argparse.Namespace) -> int:
         write_json({"added": row.to_json(), "replaced": replaced, "sha256": row.sha256})
     else:
         verb = "replaced" if replaced else "added"
-        print(f"{verb} {row.name} ({args.role}): {row.path} sha256 {row.sha256[row.path]}")
+        print(safe_line(f"{verb} {row.name} ({args.role}): {row.path} sha256 {row.sha256[row.path]}"))
     return 0
 
 

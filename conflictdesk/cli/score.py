@@ -77,6 +77,12 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
         "content word (by default those are IRRELEVANT without a model call)",
     )
     parser.add_argument(
+        "--prune",
+        action="store_true",
+        help="skip the cross-encoder for pairs whose best sentence the embedder finds far from "
+        "the claim (IRRELEVANT; faster on many documents, see docs/model_report.md)",
+    )
+    parser.add_argument(
         "--no-cache", action="store_true", help="neither read nor write stored judgments"
     )
     common.add_db_argument(parser)
@@ -139,7 +145,7 @@ def options_from_args(args: argparse.Namespace) -> ScoringOptions:
         decomposer=getattr(args, "decomposer", defaults.decomposer),
         variant=getattr(args, "variant", defaults.variant),
         salient_k=getattr(args, "salient_k", defaults.salient_k),
-        use_cache=not args.no_cache,
+        use_cache=not args.no_cache, prune=args.prune,
     )  # fmt: skip
 
 

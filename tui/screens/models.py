@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, Static
 
 from conflictdesk.app import ModelsReport
+from conflictdesk.terminal import safe_line
 from conflictdesk.tui.desk import Desk
 from conflictdesk.tui.messages import ModelsLoaded, WorkFailed
 from conflictdesk.tui.widgets.nav_bar import NavBar
@@ -73,23 +74,25 @@ class ModelsScreen(Screen[None]):
         checked = "sha256 verified" if message.verified else "press v to verify sha256"
         summary = Content.from_markup(
             "[b]Device[/b] $device  [b]LLM[/b] $llm  [dim]$checked[/]",
-            device=report.device, llm=str(llm), checked=checked)
+            device=safe_line(report.device), llm=safe_line(llm), checked=checked)
         for note in report.notes:
-            summary += Content.from_markup("\n[dim]note: $note[/]", note=note)
+            summary += Content.from_markup("\n[dim]note: $note[/]", note=safe_line(note))
         self.query_one("#models-summary", Static).update(summary)
         models = self.query_one("#models-table", DataTable)
         models.clear()
         for row in report.models:
-            models.add_row(row.role, row.name,
-                           Text(row.status, style=STATUS_STYLES.get(row.status, "")), row.detail)
+            models.add_row(safe_line(row.role), safe_line(row.name),
+                           Text(row.status, style=STATUS_STYLES.get(row.status, "")),
+                           safe_line(row.detail))
         stages = self.query_one("#stages-table", DataTable)
         stages.clear()
         for stage in report.stages:
-            stages.add_row(stage.stage, stage.method, "yes" if stage.llm else "no")
+            stages.add_row(safe_line(stage.stage), safe_line(stage.method),
+                           "yes" if stage.llm else "no")
 
     def on_work_failed(self, message: WorkFailed) -> None:
         if message.job is not self.job:
             return
         self.query_one("#models-summary", Static).update(
             Content.styled(message.text, "bold $error"))
-        self.notify(message.text, severity="error", timeout=8)
+        self.notify(message.text, severity="error", timeout=8, markup=False)
