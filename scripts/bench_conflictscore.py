@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "model": backends.nli.model_id, "threads": args.threads, "device": args.device,
         "gate": args.gate, "method": result["method"],
         "claims": claims, "documents": len(documents), "nli_pairs": pairs,
-        "response_chars": len(response), "document_chars": sum(len(d) for d in documents),
+        "response_chars": len(response), "document_chars": sum(len(d.text) for d in documents),
         "repeats": args.repeats, "load_s": round(load, 3),
         "cold_median_s": round(statistics.median(cold), 3),
         "cold_cpu_median_s": round(statistics.median(cold_cpu), 3),
