@@ -14,8 +14,20 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
 from conflictdesk.evaluation.pruning import choose_threshold, effect, evidence_rows, similarities
 from conflictdesk.training.fusion import TRAINING_SETS, load_sets
+
+
+def cached_similarities(work: Path, name: str, case_set, embedder) -> np.ndarray:
+    """similarities() of one set, kept in `work` per embedder (a re-run skips embedding)."""
+    path = work / f"similarities-{embedder.model_id}-{name.replace(' ', '_')}.npy"
+    if path.exists():
+        return np.load(path, allow_pickle=False)
+    values = similarities(case_set, embedder)
+    np.save(path, values, allow_pickle=False)
+    return values
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -33,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     embedder = load_backends(load_config(threads=args.threads), roles=("embedder",)).embedder
     sets = load_sets(args.work, args.threads)
-    sims = {name: similarities(s, embedder) for name, s in sets.items()}
+    sims = {name: cached_similarities(args.work, name, s, embedder) for name, s in sets.items()}
     threshold = choose_threshold([(sims[n], evidence_rows(sets[n])) for n in TRAINING_SETS])
     report = {"threshold": threshold, "embedder": embedder.model_id,
               "sets": {n: effect(s, sims[n], threshold) for n, s in sets.items()}}  # fmt: skip

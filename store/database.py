@@ -86,7 +86,6 @@ class Store(SearchIndex):
         self.path = path
         self._lock = threading.RLock()
         self._dense: dict[tuple[int, str], DenseMatrix] = {}
-        self._embedded: dict[tuple[int, str], int] = {}  # generation when nothing was missing
         self._sizes: dict[int, tuple[int, int]] = {}  # collection → (generation, passages)
         self._terms = TermCounter(self.conn)
         self.cache = SqliteCache(self)
@@ -200,7 +199,6 @@ class Store(SearchIndex):
             conn.execute("DELETE FROM documents WHERE collection_id = ?", (cid,))
             conn.execute("DELETE FROM collections WHERE id = ?", (cid,))
         self._dense = {k: v for k, v in self._dense.items() if k[0] != cid}
-        self._embedded = {k: v for k, v in self._embedded.items() if k[0] != cid}
         self._sizes.pop(cid, None)
 
     # ---- documents and passages --------------------------------------------------------

@@ -9,6 +9,7 @@ from typing import Any
 
 from textual.message import Message
 
+from conflictdesk.app import ModelsReport
 from conflictdesk.terminal import safe_line
 
 
@@ -67,7 +68,7 @@ class ScoreFinished(Message):
 class ModelsLoaded(Message):
     """The models report was read (`verified` when every file's sha256 was checked)."""
 
-    def __init__(self, report: dict[str, Any], verified: bool, job: object = None) -> None:
+    def __init__(self, report: ModelsReport, verified: bool, job: object = None) -> None:
         super().__init__()
         self.job = job
         self.report = report

@@ -18,9 +18,11 @@ ROLES = ("llm", "nli", "embedder", "pair", "fusion")
 
 
 def models_dir() -> Path:
-    """`CONFLICTDESK_MODELS`, else the repository's models/ folder."""
+    """`CONFLICTDESK_MODELS`, else the models shipped with the package."""
+    from conflictdesk.locations import shipped_models
+
     env = os.environ.get("CONFLICTDESK_MODELS")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "models"
+    return Path(env) if env else shipped_models()
 
 
 def sha256_file(path: Path) -> str:

@@ -104,7 +104,7 @@ class Capabilities:
         with_llm, without = LLM_STAGES[stage]
         return with_llm if self.llm else without
 
-    def as_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "models": dict(self.models),
             "llm": self.llm,

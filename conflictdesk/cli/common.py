@@ -1,15 +1,18 @@
-"""Shared CLI plumbing: database location, JSON Lines input and output, progress."""
+"""Shared CLI plumbing: settings and the Desk from flags, JSON Lines input and output,
+progress. Commands reach the engine and the store only through `open_desk(args)`."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from conflictdesk.app import Desk, Settings
 
 from conflictdesk.errors import UsageError
 from conflictdesk.terminal import safe_line
@@ -17,14 +20,22 @@ from conflictdesk.terminal import safe_line
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE = 0, 1, 2
 
 
-def default_db_path() -> Path:
-    """`CONFLICTDESK_DB`, else conflictdesk.db in the user's data directory."""
-    env = os.environ.get("CONFLICTDESK_DB")
-    if env:
-        return Path(env).expanduser()
-    from platformdirs import user_data_dir
+def real_backends(settings: Settings, roles: tuple[str, ...]) -> Any:
+    """The verified back-ends for `roles`; tests replace `make_backends` with fakes."""
+    from conflictdesk.app import verified_backends
 
-    return Path(user_data_dir("conflictdesk")) / "conflictdesk.db"
+    return verified_backends(settings, roles)
+
+
+make_backends = real_backends
+
+
+def open_desk(args: argparse.Namespace) -> Desk:
+    """The Desk for these flags: settings (file < env < flags) and the database."""
+    from conflictdesk.app import Desk
+
+    settings = config_from_args(args)
+    return Desk(settings, load_backends=lambda roles: make_backends(settings, roles))
 
 
 def add_db_argument(parser: argparse.ArgumentParser) -> None:
@@ -32,12 +43,9 @@ def add_db_argument(parser: argparse.ArgumentParser) -> None:
         "--db",
         type=Path,
         default=None,
-        help="SQLite database (default: $CONFLICTDESK_DB or the user data directory)",
+        help="SQLite database (default: db_path in the config, $CONFLICTDESK_DB, or the user "
+        "data directory)",
     )
-
-
-def db_path(args: argparse.Namespace) -> Path:
-    return args.db if getattr(args, "db", None) else default_db_path()
 
 
 def add_json_argument(parser: argparse.ArgumentParser) -> None:
@@ -168,11 +176,12 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
                        help="where models run (default auto: CUDA when available)")  # fmt: skip
 
 
-def config_from_args(args: argparse.Namespace) -> Any:
-    """A `conflictdesk.config.Config`: config file < CONFLICTDESK_* env < these flags."""
-    from conflictdesk.config import load_config
+def config_from_args(args: argparse.Namespace) -> Settings:
+    """The `Settings`: config file < CONFLICTDESK_* env < these flags."""
+    from conflictdesk.app import load_settings
 
-    return load_config(
+    return load_settings(
+        db_path=getattr(args, "db", None),
         llm_path=getattr(args, "llm", None),
         n_gpu_layers=getattr(args, "n_gpu_layers", None),
         threads=getattr(args, "threads", None),

@@ -37,11 +37,11 @@ def evidence_rows(case_set: CaseSet) -> np.ndarray:
 
 
 def choose_threshold(pairs: list[tuple[np.ndarray, np.ndarray]]) -> float:
-    """The largest cosine (0.01 steps) keeping RECALL_TARGET of the evidence pairs."""
-    sims = np.concatenate([s[e] for s, e in pairs])
+    """The largest cosine (0.01 steps) keeping RECALL_TARGET of the evidence pairs of every
+    set (each set on its own, so a large set cannot outvote a small one)."""
     best = 0.0
     for t in np.arange(0.0, 0.61, 0.01):
-        if (sims >= t).mean() >= RECALL_TARGET:
+        if all((sims[evidence] >= t).mean() >= RECALL_TARGET for sims, evidence in pairs):
             best = float(round(t, 2))
     return best
 

@@ -270,7 +270,7 @@ def _cached_nli(
         ms = (time.perf_counter() - start) * 1000 / len(misses)
         for pair, result in zip(misses, fresh, strict=True):
             scores[pair] = result
-            ledger.put(NLI_STAGE, nli.model_id, keys[pair], result.as_dict(), ms)
+            ledger.put(NLI_STAGE, nli.model_id, keys[pair], result.to_json(), ms)
     return scores
 
 

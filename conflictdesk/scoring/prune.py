@@ -17,7 +17,7 @@ from conflictdesk.backends.base import Embedder
 from conflictdesk.text import split_sentences
 
 # See the module docstring; re-measure when the embedder changes.
-PRUNE_BELOW = 0.2
+PRUNE_BELOW = 0.17
 Cell = tuple[int, int]
 
 

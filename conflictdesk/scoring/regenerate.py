@@ -35,11 +35,11 @@ class Regeneration:
     method: str
     cache: CacheUse
 
-    def as_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         def scores(result: ScoreResult | None) -> dict[str, Any] | None:
             if result is None:
                 return None
-            full = result.as_dict()
+            full = result.to_json()
             return {"cs_c": full["cs_c"], "cs_r": full["cs_r"], "claims": full["claims"]}
 
         return {
@@ -51,7 +51,7 @@ class Regeneration:
             "before": scores(self.before),
             "after": scores(self.after),
             "method": self.method,
-            "cached": self.cache.as_dict(),
+            "cached": self.cache.to_json(),
         }
 
 

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from conflictdesk.cli import ask as ask_cli
-from conflictdesk.cli import main
+from conflictdesk.cli import common, main
 from tests.fakes import fake_backends
 
 
@@ -25,11 +24,7 @@ class Result:
 def fake_models(monkeypatch):
     """Every command's back-ends are the deterministic fakes (no model files are read)."""
     backends = fake_backends()
-    for module in ("score", "detect", "regenerate"):
-        monkeypatch.setattr(
-            f"conflictdesk.cli.{module}.open_backends", lambda args, roles: backends
-        )
-    monkeypatch.setattr(ask_cli, "make_backends", lambda args: backends)
+    monkeypatch.setattr(common, "make_backends", lambda settings, roles: backends)
     return backends
 
 

@@ -88,13 +88,11 @@ def test_every_command_runs_without_the_network(
     cli, monkeypatch, tmp_path, no_network, headless_tui
 ):
     backends, with_llm = fake_backends(), fake_backends(with_llm=True)
-    for module in ("score", "detect", "regenerate"):
-        chosen = with_llm if module == "regenerate" else backends
-        monkeypatch.setattr(f"conflictdesk.cli.{module}.open_backends", lambda a, r, b=chosen: b)
-    monkeypatch.setattr("conflictdesk.cli.ask.make_backends", lambda args: backends)
-    monkeypatch.setattr(
-        "conflictdesk.backends.onnx_embedder.from_manifest", lambda **kw: backends.embedder
-    )
+
+    def make_backends(settings, roles):  # the GGUF for score and regenerate (nli + llm)
+        return with_llm if tuple(roles) == ("nli", "llm") else backends
+
+    monkeypatch.setattr("conflictdesk.cli.common.make_backends", make_backends)
     with pytest.raises(OSError, match="network use"):  # the guard itself works
         socket.create_connection(("127.0.0.1", 9))
     no_network.clear()

@@ -96,6 +96,8 @@ def poison(value: Any) -> Any:
                 for k, v in value.items()}  # fmt: skip
     if isinstance(value, list):
         return [poison(v) for v in value]
+    if hasattr(value, "to_json") and hasattr(type(value), "from_json"):  # the app's wire types
+        return type(value).from_json(poison(value.to_json()))
     return value
 
 

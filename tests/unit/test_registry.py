@@ -154,7 +154,7 @@ def test_capabilities_with_llm_path(models, tmp_path, monkeypatch):
     monkeypatch.setattr(registry, "llama_cpp_available", lambda: True)
     caps = capabilities(config_for(models, llm_path=tmp_path / "m.gguf"))
     assert caps.llm and caps.method("tag") == "llm-label-scoring"
-    assert caps.as_dict()["stages"]["classify"] == "llm"
+    assert caps.to_json()["stages"]["classify"] == "llm"
 
 
 def test_llm_path_must_be_gguf(models, tmp_path):

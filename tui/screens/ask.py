@@ -79,7 +79,7 @@ class AskScreen(Screen[None]):
     def load_collections(self) -> None:
         select = self.query_one("#collection", Select)
         try:
-            names = [c["name"] for c in self.desk.collections()]
+            names = [c.name for c in self.desk.collections()]
         except Exception as exc:  # noqa: BLE001 - shown to the user
             self.notify(safe_line(f"Could not list collections: {exc}"), severity="error", markup=False)
             return

@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
+from conflictdesk.app import DocumentInfo
 from conflictdesk.terminal import safe, safe_line
 from conflictdesk.tui.desk import Desk
 from conflictdesk.tui.screens.document import DocumentScreen
@@ -29,7 +30,7 @@ class CollectionsScreen(Screen[None]):
         super().__init__()
         self.desk = desk
         self.collection: str | None = None
-        self.document_rows: dict[str, dict[str, Any]] = {}
+        self.document_rows: dict[str, DocumentInfo] = {}
         self.passage_rows: dict[str, dict[str, Any]] = {}
 
     def compose(self) -> ComposeResult:
@@ -59,13 +60,12 @@ class CollectionsScreen(Screen[None]):
             self.notify(safe_line(f"Could not list collections: {exc}"), severity="error", markup=False)
             return
         for row in rows:
-            table.add_row(safe_line(row["name"]), row.get("documents", 0), row.get("passages", 0),
-                          key=row["name"])
+            table.add_row(safe_line(row.name), row.documents, row.passages, key=row.name)
         if not rows:
             self.query_one("#documents-title", Label).update(
                 "[b]Documents[/b]  no collections yet: press [b]i[/b] to import files")
             return
-        names = [r["name"] for r in rows]
+        names = [r.name for r in rows]
         index = names.index(self.collection) if self.collection in names else 0
         table.move_cursor(row=index)
         self.show_collection(names[index])
@@ -91,14 +91,14 @@ class CollectionsScreen(Screen[None]):
             self.notify(safe_line(f"Could not list documents of {name}: {exc}"), severity="error",
                         markup=False)
             return
-        self.document_rows = {str(d["id"]): d for d in documents}
+        self.document_rows = {str(d.id): d for d in documents}
         for doc in documents:
-            table.add_row(safe_line(doc.get("title") or doc.get("source") or f"document {doc['id']}"),
-                          safe_line(doc.get("date") or ""), doc.get("passages", ""), key=str(doc["id"]))
+            table.add_row(safe_line(doc.label), safe_line(doc.date or ""), doc.passages,
+                          key=str(doc.id))
         self.query_one("#documents-title", Label).update(
             Content.from_markup("[b]Documents[/b] in $name ($n)", name=safe_line(name), n=len(documents)))
         if documents:
-            self.show_document(str(documents[0]["id"]))
+            self.show_document(str(documents[0].id))
         else:
             self.query_one("#passages-list", OptionList).clear_options()
 
@@ -124,9 +124,9 @@ class CollectionsScreen(Screen[None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         passage = dict(self.passage_rows.get(event.option.id or "", {}))
-        doc = self.document_rows.get(str(passage.get("document_id")), {})
-        passage.setdefault("title", doc.get("title"))
-        passage.setdefault("source", doc.get("source"))
+        doc = self.document_rows.get(str(passage.get("document_id")))
+        passage.setdefault("title", doc.title if doc else None)
+        passage.setdefault("source", doc.source if doc else None)
         if passage:
             self.app.push_screen(DocumentScreen(self.desk, passage))
 

@@ -49,8 +49,8 @@ class HistoryScreen(Screen[None]):
                         markup=False)
             return
         for run in runs:
-            table.add_row(run["id"], safe_line(run.get("kind", "")), safe_line(run.get("created", "")),
-                          safe_line(run.get("summary", "")), key=str(run["id"]))
+            table.add_row(run.id, safe_line(run.kind), safe_line(run.created),
+                          safe_line(run.summary), key=str(run.id))
         table.focus()
 
     async def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
