@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import sys
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -42,6 +39,9 @@ class RunProgress:
         self.stream = stream or sys.stderr
         self.live = self.stream.isatty()
         self.start = time.monotonic()
+
+    def start_total(self, total: int) -> None:
+        self.total, self.start = total, time.monotonic()
 
     def step(self, testee: str, case: Any, reused: bool) -> None:
         self.done += 1
@@ -83,6 +83,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     accuracy = sub.add_parser("checker-accuracy", help="a checker against hand labels")
     accuracy.add_argument("sample", type=Path, nargs="?", default=DEFAULT_SAMPLE)
     _add_checker(accuracy)
+    common.add_db_argument(accuracy)
     common.add_model_arguments(accuracy)
     common.add_json_argument(accuracy)
     accuracy.set_defaults(func=run_checker_accuracy)
@@ -122,40 +123,36 @@ def _register_run(sub: argparse._SubParsersAction) -> None:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    from conflictdesk.bench.cases import generate_cases
-    from conflictdesk.bench.corpus import read_corpus
+    from conflictdesk.app.bench import validate_corpus
 
-    entries = read_corpus(args.corpus)
-    print(f"{args.corpus}: {len(entries)} valid rows, {len(generate_cases(entries))} test cases")
+    rows, cases = validate_corpus(args.corpus)
+    print(f"{args.corpus}: {rows} valid rows, {cases} test cases")
     return common.EXIT_OK
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from conflictdesk.bench.corpus import write_corpus
-    from conflictdesk.bench.importer import Skipped, import_record
+    from conflictdesk.app.bench import import_corpus
 
-    entries, skipped = [], 0
+    records, unreadable = [], 0
     for line in common.read_jsonl(args.source):
-        result = (
-            import_record(line.value, line.lineno) if line.value is not None else None
-        ) or Skipped(line.id, line.error or "unreadable")
-        if isinstance(result, Skipped):
-            common.warn(f"record {result.record_id}: skipped: {result.reason}")
-            skipped += 1
-            continue
-        entries.append(result)
-    if entries:
-        write_corpus(entries, args.output)
-    print(f"{len(entries)} rows written to {args.output}, {skipped} skipped")
-    return common.EXIT_PARTIAL if skipped else common.EXIT_OK
+        if line.value is None:
+            common.warn(f"record {line.id}: skipped: {line.error}")
+            unreadable += 1
+        else:
+            records.append((line.lineno, line.value))
+    skipped = import_corpus(records, args.output)
+    for item in skipped:
+        common.warn(f"record {item.record_id}: skipped: {item.reason}")
+    written = len(records) - len(skipped)
+    print(f"{written} rows written to {args.output}, {len(skipped) + unreadable} skipped")
+    return common.EXIT_PARTIAL if skipped or unreadable else common.EXIT_OK
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from conflictdesk.store import Store
-    from conflictdesk.store.bench import list_runs
+    from conflictdesk.app.bench import bench_runs
 
-    with Store.open(common.db_path(args)) as store:
-        runs = list_runs(store)
+    with common.open_desk(args) as desk:
+        runs = bench_runs(desk)
     for run in runs:
         if args.json:
             common.write_json({"id": run.id, "corpus": run.corpus, "config": run.config,
@@ -167,32 +164,20 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from conflictdesk.bench.metrics import mcnemar_all
-    from conflictdesk.bench.report import ReportData, html_report, markdown_report
-    from conflictdesk.store import Store
-    from conflictdesk.store.bench import get_run, run_outcomes
+    from conflictdesk.app.bench import bench_report
 
-    with Store.open(common.db_path(args)) as store:
-        run = get_run(store, args.run_id)
-        checker = args.checker or run.config.get("checker", "")
-        outcomes = run_outcomes(store, run.id, checker)
-    if not outcomes:
-        raise UsageError(f"run {run.id} has no checks by {checker!r}")
-    title = f"Ragability run {run.id} on {run.corpus}"
-    data = ReportData(title, checker, outcomes, mcnemar_all(outcomes), "see the run's own report")
-    out = args.out or Path("bench-reports") / f"run-{run.id}"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "report.md").write_text(markdown_report(data), "utf-8")
-    (out / "report.html").write_text(html_report(data), "utf-8")
-    print(f"{len(outcomes)} checked responses: {out / 'report.md'}, {out / 'report.html'}")
+    with common.open_desk(args) as desk:
+        result = bench_report(desk, args.run_id, args.checker, args.out)
+    files = ", ".join(result.files.values())
+    print(f"{result.responses_resumed} checked responses: {files}")
     return common.EXIT_OK
 
 
 def run_checker_accuracy(args: argparse.Namespace) -> int:
-    from conflictdesk.bench.calibration import checker_accuracy, read_sample
+    from conflictdesk.app.bench import bench_checker_accuracy
 
-    checker = make_checker(args, None)
-    result = checker_accuracy(read_sample(args.sample), checker)
+    with common.open_desk(args) as desk:
+        result = bench_checker_accuracy(desk, args.sample, args.checker)
     if args.json:
         common.write_json({"checker": result.checker, "accuracy": result.accuracy,
                            "agree": result.agree, "n": result.n,
@@ -205,77 +190,27 @@ def run_checker_accuracy(args: argparse.Namespace) -> int:
     return common.EXIT_OK
 
 
-def load_backends_from_args(args: argparse.Namespace, roles: Sequence[str]) -> Any:
-    """The real back-ends; tests replace `make_backends`."""
-    from conflictdesk.backends.registry import load_backends
-
-    return load_backends(common.config_from_args(args), roles=tuple(roles))
-
-
-def load_generator(path: str, args: argparse.Namespace) -> Any:
-    """A GGUF through llama.cpp; tests replace `make_generator`."""
-    from conflictdesk.backends.llama_cpp import LlamaCppGenerator
-
-    config = common.config_from_args(args)
-    if not Path(path).expanduser().is_file():
-        raise UsageError(f"no GGUF file at {path}")
-    return LlamaCppGenerator(
-        Path(path).expanduser(), n_ctx=config.n_ctx, threads=config.threads,
-        n_gpu_layers=max(config.n_gpu_layers, 0) if config.device == "cpu" else config.n_gpu_layers,
-    )  # fmt: skip
-
-
-make_backends = load_backends_from_args
-make_generator = load_generator
-
-
-def make_checker(args: argparse.Namespace, backends: Any) -> Any:
-    from conflictdesk.bench.checkers import GgufChecker, OfflineChecker
-
-    kind, _, target = args.checker.partition(":")
-    if kind == "gguf" and target:
-        return GgufChecker(make_generator(target, args))
-    if kind != "offline" or target:
-        raise UsageError(f"unknown checker {args.checker!r}; use offline or gguf:PATH")
-    nli = backends.nli if backends is not None else make_backends(args, ("nli",)).nli
-    return OfflineChecker(nli)
-
-
-def make_testees(args: argparse.Namespace, cache: Any) -> tuple[list[Any], Any]:
-    """The testees named by --testee, and the back-ends when the ask pipeline is one."""
-    from conflictdesk.bench.testees import openai_testee, parse_testee_spec
-    from conflictdesk.bench.testees.desk import AskTestee
-    from conflictdesk.bench.testees.gguf import GeneratorTestee
-
-    specs = [parse_testee_spec(text) for text in args.testee or ["ask"]]
-    backends: Any = (
-        make_backends(args, ("embedder", "nli", "pair", "llm"))
-        if any(s.kind == "ask" for s in specs)
-        else None
-    )
-    testees: list[Any] = []
-    for spec in specs:
-        if spec.kind == "ask":
-            testees.append(AskTestee(backends, cache=cache))
-        elif spec.kind == "gguf":
-            testees.append(GeneratorTestee(make_generator(spec.target, args)))
-        else:
-            testees.append(openai_testee(spec.target))
-    names = [t.name for t in testees]
-    if len(set(names)) != len(names):
-        raise UsageError(f"the same testee twice: {names}")
-    return testees, backends
-
-
-def run_key(digest: str, case_ids: Sequence[str], testees: Sequence[str]) -> str:
-    """A run is its corpus, cases and testees; another checker re-checks the same responses."""
-    body = json.dumps([digest, list(case_ids), list(testees)])
-    return hashlib.sha256(body.encode("utf-8")).hexdigest()[:20]
-
-
 def run_bench_command(args: argparse.Namespace) -> int:
-    from conflictdesk.cli.bench_session import execute
+    from conflictdesk.app.bench import BenchOptions, bench_run
 
     if args.limit is not None and args.limit < 1:
         raise UsageError("--limit must be at least 1")
-    return execute(args)
+    tags = [t.strip() for t in args.tags.split(",") if t.strip()]
+    options = BenchOptions(args.corpus, args.testee or ["ask"], args.checker, args.limit, tags,
+                           args.out, args.sample)  # fmt: skip
+    with common.open_desk(args) as desk:
+        progress = RunProgress(0)
+        result = bench_run(desk, options, on_step=progress.step, on_total=progress.start_total)
+    summary = result.to_json()
+    if args.json:
+        common.write_json(summary)
+        return common.EXIT_OK
+    print(f"run {summary['run']}: {summary['responses_new']} new responses, "
+          f"{summary['responses_resumed']} resumed; checker {summary['checker']}, "
+          f"accuracy {summary['checker_accuracy']}")  # fmt: skip
+    for score in summary["scores"]:
+        low, high = score["ci95"]
+        print(f"  {score['metric']:<30} {score['testee']:<24} {score['accuracy']:.3f} "
+              f"[{low:.3f}, {high:.3f}] n={score['n']}")  # fmt: skip
+    print("report: " + ", ".join(summary["files"].values()))
+    return common.EXIT_OK

@@ -11,6 +11,7 @@ from conflictdesk.bench.runner import MemoryRecorder, run_bench
 from conflictdesk.bench.testees import Reply
 from conflictdesk.bench.testees.desk import AskTestee
 from conflictdesk.bench.testees.gguf import GeneratorTestee
+from conflictdesk.generation.answer import ask
 from conflictdesk.store import Store
 from conflictdesk.store.bench import BenchStore, list_runs
 from tests.fakes import FakeGenerator, fake_backends
@@ -83,7 +84,8 @@ def test_gguf_testee_sends_the_case_prompt(cases):
 
 
 def test_ask_testee_maps_no_context_to_refusal_and_runs_the_pipeline(cases):
-    testee = AskTestee(fake_backends())
+    backends = fake_backends()
+    testee = AskTestee(lambda query, passages: ask(query, passages, backends)[:2])
     empty = testee.respond(cases[0])
     assert empty.refused is True and cases[0].contexts == ()
     identify = next(c for c in cases if c.task is Task.IDENTIFY and len(c.contexts) == 2)

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from conflictdesk.cli import bench, main
+from conflictdesk.app import bench as app_bench
+from conflictdesk.cli import bench, common, main
 from tests.fakes import FakeGenerator, fake_backends
 from tests.unit.test_bench_corpus import EXAMPLE, GOOD, write_rows
 
@@ -16,11 +17,11 @@ SAMPLE = EXAMPLE.parent / "checker_sample.jsonl"
 def fakes(monkeypatch):
     generators: dict[str, FakeGenerator] = {}
 
-    def generator(path, args):
+    def generator(path, settings):
         return generators.setdefault(path, FakeGenerator(default="I cannot answer."))
 
-    monkeypatch.setattr(bench, "make_backends", lambda args, roles: fake_backends())
-    monkeypatch.setattr(bench, "make_generator", generator)
+    monkeypatch.setattr(common, "make_backends", lambda settings, roles: fake_backends())
+    monkeypatch.setattr(app_bench, "make_generator", generator)
     return generators
 
 
@@ -71,8 +72,9 @@ def test_validate_reports_each_bad_row(tmp_path, capsys):
     assert "row 3 (contradiction_ID 2)" in err and "'vague'" in err
 
 
-def test_checker_accuracy_against_the_hand_labels(capsys, fakes):
-    assert main(["bench", "checker-accuracy", str(SAMPLE), "--json"]) == 0
+def test_checker_accuracy_against_the_hand_labels(tmp_path, capsys, fakes):
+    argv = ["bench", "checker-accuracy", str(SAMPLE), "--json", "--db", str(tmp_path / "b.db")]
+    assert main(argv) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["n"] == 40 and 0 <= result["agree"] <= 40
     assert result["false_positive"] + result["false_negative"] == 40 - result["agree"]
@@ -119,7 +121,8 @@ def test_another_checker_rechecks_stored_responses_without_asking_again(tmp_path
 
 def test_report_is_rewritten_from_the_store_alone(tmp_path, capsys, fakes, monkeypatch):
     first = _run(tmp_path, capsys, "--testee", "pipeline", "--testee", "gguf:m.gguf")
-    monkeypatch.setattr(bench, "make_generator", None)  # no model may load now
+    monkeypatch.setattr(app_bench, "make_generator", None)  # no model may load now
+    monkeypatch.setattr(common, "make_backends", None)
     out = tmp_path / "again"
     argv = ["bench", "report", str(first["run"]), "--db", str(tmp_path / "b.db"), "--out", str(out)]
     assert main(argv) == 0

@@ -1,29 +1,30 @@
 """conflictdesk's own `ask` pipeline as a RAG system under test.
 
-The one module that knows how the pipeline is called: after the application layer lands,
-only `AskTestee.respond` changes (to the Desk). Mapping: no passages, or stance
+The pipeline comes in as an `ask(query, passages) -> (analysis, answer)` callable: the
+application layer passes one that goes through `Desk.ask`. Mapping: no passages, or stance
 not_enough_info, is a refusal; conflicting pairs or a disputed stance is a contradiction
 (and a refusal to pick one answer); identification cases answer yes/no from that flag."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from conflictdesk.analysis.types import Stance
-from conflictdesk.backends.base import Backends, JudgmentCache
 from conflictdesk.bench.cases import Task, TestCase
 from conflictdesk.bench.prompts import numbered
 from conflictdesk.bench.testees import Reply
-from conflictdesk.generation.answer import ask
 from conflictdesk.types import Passage
+
+AskFunction = Callable[[str, Sequence[Passage]], tuple[Any, Any]]  # → (Analysis, Answer)
 
 
 class AskTestee:
-    """`conflictdesk.generation.answer.ask` over the case's contexts as inline passages."""
+    """The ask pipeline over the case's contexts as inline passages; `llm` names the GGUF
+    the pipeline generates with ("no-llm" for the extractive answer)."""
 
-    def __init__(self, backends: Backends, *, cache: JudgmentCache | None = None) -> None:
-        self.backends, self.cache = backends, cache
-        llm = backends.llm.model_id if backends.llm else "no-llm"
+    def __init__(self, ask: AskFunction, llm: str = "no-llm") -> None:
+        self.ask = ask
         self.name = f"ask:{llm}"
 
     def respond(self, case: TestCase) -> Reply:
@@ -33,9 +34,7 @@ class AskTestee:
             no = "no" if case.task is Task.IDENTIFY else text
             return Reply(no, prompt, refused=True, contradiction=False, detail={"passages": 0})
         passages = [Passage(id=i, text=t) for i, t in enumerate(case.contexts)]
-        analysis, result, _ = ask(
-            case.query, passages, self.backends, cache=self.cache, check_parametric=False
-        )
+        analysis, result = self.ask(case.query, passages)
         flagged = bool(analysis.detection.conflicting) or result.stance is Stance.DISPUTED
         refused = flagged or result.stance is Stance.NOT_ENOUGH_INFO
         detail = _detail(analysis, result)
