@@ -7,17 +7,22 @@ marked uncertain."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from conflictdesk.analysis.types import ConflictVerdict
+from conflictdesk.analysis.typing_features import FEATURE_NAMES, Evidence, type_features
+from conflictdesk.backends.manifest import Manifest
 from conflictdesk.errors import ModelMissingError
 from conflictdesk.types import ConflictType
 
+ROLE = "types"
 MODEL_FILE = "types/type_model.json"
 REBUILD = ".venv/bin/python scripts/train_type_classifier.py"
 
@@ -75,15 +80,58 @@ def type_model_from_json(blob: Mapping[str, Any]) -> TypeModel:
 
 
 def load_type_model(models_dir: Path) -> TypeModel:
-    """The shipped type model under `models_dir`; a missing file names its build command."""
-    path = Path(models_dir) / MODEL_FILE
-    if not path.is_file():
-        raise ModelMissingError(f"type model not found at {path}; build it with: {REBUILD}")
-    return type_model_from_json(json.loads(path.read_text(encoding="utf-8")))
+    """The type model the manifest under `models_dir` lists, its sha256 verified; a missing
+    entry or file names the build command. Its id is the manifest's `name@version`."""
+    base = Path(models_dir)
+    entries = Manifest.load(base / "manifest.json").by_role(ROLE)
+    if not entries:
+        raise ModelMissingError(f"no type model in {base / 'manifest.json'}; build: {REBUILD}")
+    entry = entries[-1]
+    entry.verify(base)
+    blob = json.loads(entry.resolve(base).read_text(encoding="utf-8"))
+    model = dataclasses.replace(type_model_from_json(blob), model_id=entry.model_id)
+    check_features(model, FEATURE_NAMES)
+    return model
 
 
-def check_features(model: TypeModel, names: Sequence[str]) -> None:
-    """The model must read exactly the features the code computes."""
+def classify_by_model(model: TypeModel, evidence: Evidence) -> ConflictVerdict:
+    """The most probable type, its probability, and `uncertain` below the model's threshold;
+    the signals are the features and every type's probability."""
+    features = type_features(evidence)
+    probs = model.probabilities(features)
+    kind = max(probs, key=lambda k: probs[k])
+    confidence = probs[kind]
+    uncertain = confidence < model.threshold
+    why = _explain(model, kind, features)
+    if uncertain:
+        why = f"uncertain (below {model.threshold:.2f}; a reviewer should look): {why}"
+    signals: dict[str, Any] = {
+        "features": {k: round(v, 4) for k, v in features.items()},
+        "probabilities": {k.value: round(p, 4) for k, p in probs.items()},
+    }
+    return ConflictVerdict(kind, why, f"model:{model.model_id}", signals, confidence, uncertain)
+
+
+def _explain(model: TypeModel, kind: ConflictType, features: Mapping[str, float]) -> str:
+    """The type, its probability and the three features that pushed furthest toward it
+    (standardised value × the weight's excess over the classes' mean weight)."""
+    probs = model.probabilities(features)
+    runner = sorted(probs, key=lambda k: -probs[k])[1]
+    row = np.array([features[name] for name in model.feature_names])
+    column = model.classes.index(kind)
+    pull = (
+        (row - model.mean) / model.scale * (model.weights[:, column] - model.weights.mean(axis=1))
+    )
+    top = [model.feature_names[i] for i in np.argsort(-pull)[:3] if pull[i] > 0]
+    because = f"; mostly from {', '.join(top)}" if top else ""
+    return (
+        f"{kind.value.replace('_', ' ')} with probability {probs[kind]:.2f} "
+        f"(next: {runner.value.replace('_', ' ')} {probs[runner]:.2f}){because}"
+    )
+
+
+def check_features(model: TypeModel, names: tuple[str, ...]) -> None:
+    """The model must read exactly the features this code computes."""
     if tuple(names) != model.feature_names:
         raise ModelMissingError(
             f"type model {model.model_id} reads other features than this code computes; "

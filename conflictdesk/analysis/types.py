@@ -260,8 +260,10 @@ class ConflictVerdict:
 
     type: ConflictType
     rationale: str
-    method: str  # "llm:<id>" (Figure 2 prompt) | "rules"
+    method: str  # "llm:<id>" (Figure 2 prompt) | "model:<id>" | "rules"
     signals: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    confidence: float | None = None  # the type model's probability of `type`
+    uncertain: bool = False  # confidence below the model's threshold: a reviewer should look
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -269,6 +271,8 @@ class ConflictVerdict:
             "rationale": self.rationale,
             "method": self.method,
             "signals": dict(self.signals),
+            "confidence": None if self.confidence is None else _r(self.confidence),
+            "uncertain": self.uncertain,
         }
 
 

@@ -162,3 +162,61 @@ def summary(gold: np.ndarray, probs: np.ndarray) -> dict[str, Any]:
         "accuracy_per_seed": accs,
         "per_type": {k: float(np.mean([d[k] for d in per])) for k in per[0]},
     }
+
+
+@dataclass(frozen=True)
+class CaseRows:
+    """Feature rows, gold indices and the rule classifier's predictions for the cases."""
+
+    ids: tuple[str, ...]
+    x: np.ndarray
+    y: np.ndarray
+    rules: np.ndarray
+
+
+def case_rows(cases: Sequence[TypedCase], backends: Any) -> CaseRows:
+    """Run the analysis (rule classifier, no LLM) on every case; one feature row each."""
+    from conflictdesk.analysis.pipeline import AnalysisOptions, analyze
+    from conflictdesk.analysis.typing_features import FEATURE_NAMES, Evidence, type_features
+
+    options = AnalysisOptions(use_llm=False, classifier="rules")
+    rows, rules = [], []
+    for case in cases:
+        a = analyze(case.query, list(case.passages), backends, options=options)
+        packet = [a.passage(pid) for pid in a.packet.passage_ids]
+        evidence = Evidence(a.query, packet, a.tagging, a.clusters, a.score, a.detection)
+        features = type_features(evidence)
+        rows.append([features[name] for name in FEATURE_NAMES])
+        rules.append(TYPE_ORDER.index(a.verdict.type))
+    gold = [TYPE_ORDER.index(c.gold) for c in cases]
+    return CaseRows(tuple(c.id for c in cases), np.array(rows), np.array(gold), np.array(rules))
+
+
+def evaluate(rows: CaseRows, *, l2: float, seeds: Sequence[int] = (0, 1, 2)) -> dict[str, Any]:
+    """Cross-validated model figures beside the majority class and the rule classifier,
+    with the accuracy-coverage curve and the abstention threshold chosen on it."""
+    probs = cross_validated_probs(rows.x, rows.y, l2=l2, seeds=seeds)
+    model = summary(rows.y, probs)
+    majority = int(np.bincount(rows.y).argmax())
+    curve = coverage_curve(
+        np.tile(rows.y, len(seeds)),
+        probs.reshape(-1, probs.shape[-1]),
+        [round(t, 2) for t in np.arange(0.2, 0.85, 0.05)],
+    )
+    return {
+        "cases": len(rows.y),
+        "l2": l2,
+        "folds": 5,
+        "seeds": list(seeds),
+        "model": model,
+        "majority": {
+            "type": TYPE_ORDER[majority].value,
+            "accuracy": float((rows.y == majority).mean()),
+        },
+        "rules": {
+            "accuracy": float((rows.rules == rows.y).mean()),
+            "per_type": per_type_accuracy(rows.y, rows.rules),
+        },
+        "coverage": curve,
+        "threshold": choose_threshold(curve),
+    }
