@@ -11,9 +11,10 @@ embeddings. A passage below half the best (TOPICAL_RATIO) is about something els
 and takes no part in choosing candidate answers (method "topicality").
 
 Then the subject: the query's name-like words — written with a capital in the query other than
-at its start, or never in lower case in the passages (proper names whatever their case in the
-query) — weighted by idf. When the query has some and a passage covers less than half of
-their weight (SUBJECT_RATIO) while another covers more, the passage is about another entity
+at its start, or found in two passages or more and never in lower case there (proper names
+whatever their case in the query) — weighted by idf. When the query has some and a passage
+covers less than half of their weight (SUBJECT_RATIO) while another covers more, the passage
+is about another entity
 than the question's: it is off-topic too (method "subject"), so it cannot lead, take a tag or
 count toward κ.
 
@@ -28,6 +29,7 @@ them are scored in one batched `classify` call."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from conflictdesk.analysis import text as tx
@@ -75,14 +77,13 @@ def topicality(similarity: Mapping[int, float]) -> dict[int, float]:
 def subject_words(query: str, passages: Sequence[Passage]) -> set[str]:
     """The query's name-like content words (module docstring), lower-cased."""
     texts = [f"{p.title or ''}. {p.text}" for p in passages]
-    written = " ".join(texts)
-    lower_seen = set(re.findall(r"\b[a-z][\w'\-]*", written))
+    lower_seen = set(re.findall(r"\b[a-z][\w'\-]*", " ".join(texts)))
     capital_in_query = {w.lower() for w in re.findall(r"(?<=\S )([A-Z][\w'\-]*)", query)}
-    seen = set(tx.words(written))
+    passages_with = Counter(w for text in texts for w in set(tx.words(text)))
     return {
         w
         for w in tx.content_words(query)
-        if w in capital_in_query or (w in seen and w not in lower_seen)
+        if w in capital_in_query or (passages_with[w] >= 2 and w not in lower_seen)
     }
 
 

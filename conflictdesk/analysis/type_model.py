@@ -24,12 +24,14 @@ from conflictdesk.types import ConflictType
 
 ROLE = "types"
 MODEL_FILE = "types/type_model.json"
+CLIP = 3.0
 REBUILD = ".venv/bin/python scripts/train_type_classifier.py"
 
 
 @dataclass(frozen=True)
 class TypeModel:
-    """Standardise, then softmax(W x + b); `classes` in column order of W."""
+    """Standardise (clipped to ±CLIP standard deviations, so a value far outside the training
+    range cannot decide alone), then softmax(W x + b); `classes` in column order of W."""
 
     model_id: str
     feature_names: tuple[str, ...]
@@ -43,8 +45,11 @@ class TypeModel:
     def probabilities(self, features: Mapping[str, float]) -> dict[ConflictType, float]:
         """P(type | features) for every class."""
         row = np.array([features[name] for name in self.feature_names], dtype=np.float64)
-        probs = softmax(((row - self.mean) / self.scale) @ self.weights + self.bias)
+        probs = softmax(self.standardise(row) @ self.weights + self.bias)
         return {kind: float(p) for kind, p in zip(self.classes, probs, strict=True)}
+
+    def standardise(self, rows: np.ndarray) -> np.ndarray:
+        return np.clip((rows - self.mean) / self.scale, -CLIP, CLIP)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -58,10 +58,6 @@ _GRADED = re.compile(r"\b(?:more|less|most|least)\s+\w+|\b\w{3,}(?:est|ier)\b", 
 FEATURE_NAMES = (
     "yes_no",
     "question_past",
-    "question_present",
-    "question_plural",
-    "question_subjectivity",
-    "on_topic_share",
     "lead_share",
     "second_share",
     "dissent_contradiction",
@@ -105,7 +101,6 @@ def type_features(ev: Evidence) -> dict[str, float]:
     answers = _answers(on_topic, tags, ev.tagging)
     features = {
         "yes_no": float(ev.tagging.frame.form is not QueryForm.WH),
-        "on_topic_share": len(on_topic) / max(len(ev.packet), 1),
         **question_features(ev.query),
         **_answer_features(answers),
         **_dissent_features(answers, tags),

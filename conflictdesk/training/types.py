@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from conflictdesk.analysis.type_model import TypeModel, softmax
+from conflictdesk.analysis.type_model import CLIP, TypeModel, softmax
 from conflictdesk.types import ConflictType, Passage
 
 TYPE_ORDER = (
@@ -68,6 +68,11 @@ def standardise(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, np.where(scale > 1e-9, scale, 1.0)
 
 
+def scaled(x: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """Standardised and clipped as `TypeModel.standardise` does at run time."""
+    return np.clip((x - mean) / scale, -CLIP, CLIP)
+
+
 def fit_softmax(
     x: np.ndarray, y: np.ndarray, n_classes: int, *, l2: float = 1.0, steps: int = 3000
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -96,7 +101,7 @@ def train_model(
 ) -> TypeModel:
     """Fit on every row; the shipped model."""
     mean, scale = standardise(x)
-    w, b = fit_softmax((x - mean) / scale, y, len(TYPE_ORDER), l2=l2)
+    w, b = fit_softmax(scaled(x, mean, scale), y, len(TYPE_ORDER), l2=l2)
     return TypeModel(model_id, tuple(feature_names), TYPE_ORDER, mean, scale, w, b, threshold)
 
 
@@ -121,8 +126,8 @@ def cross_validated_probs(
         for test in stratified_folds(y, k, seed):
             train = np.setdiff1d(np.arange(len(y)), test)
             mean, scale = standardise(x[train])
-            w, b = fit_softmax((x[train] - mean) / scale, y[train], len(TYPE_ORDER), l2=l2)
-            out[s, test] = softmax(((x[test] - mean) / scale) @ w + b)
+            w, b = fit_softmax(scaled(x[train], mean, scale), y[train], len(TYPE_ORDER), l2=l2)
+            out[s, test] = softmax(scaled(x[test], mean, scale) @ w + b)
     return out
 
 
