@@ -231,13 +231,16 @@ def _date_of(passage: Passage, answer: str | None) -> date | None:
 
 
 def _newest_differs(dated: dict[int, date], answers: dict[int, str]) -> float:
-    """1 when the newest answering passage holds another answer than the most common one."""
+    """1 when the newest answering passage's answer is not the one most passages hold (a tie
+    for the most counts as not)."""
     answering = [pid for pid in dated if pid in answers]
     counts = Counter(answers.values())
     if len(counts) < 2 or not answering:
         return 0.0
-    newest = max(answering, key=lambda pid: dated[pid])
-    return float(answers[newest] != counts.most_common(1)[0][0])
+    newest = answers[max(answering, key=lambda pid: dated[pid])]
+    top = max(counts.values())
+    unique_plurality = counts[newest] == top and list(counts.values()).count(top) == 1
+    return float(not unique_plurality)
 
 
 def _time_separated(dated: dict[int, date], answers: dict[int, str]) -> float:
