@@ -52,7 +52,6 @@ DEGREE = frozenset(
 )
 PAST_AUXILIARIES = frozenset(["was", "were", "did", "had"])
 PRESENT_AUXILIARIES = frozenset(["is", "are", "am", "does", "do", "has", "have"])
-PLURAL_AUXILIARIES = frozenset(["are", "were", "do", "have"])
 _GRADED = re.compile(r"\b(?:more|less|most|least)\s+\w+|\b\w{3,}(?:est|ier)\b", re.IGNORECASE)
 
 FEATURE_NAMES = (
@@ -115,18 +114,13 @@ def type_features(ev: Evidence) -> dict[str, float]:
 
 
 def question_features(query: str) -> dict[str, float]:
-    """Tense and number of the question's verb (the first auxiliary, or a past-tense verb
-    right after the question word) and how subjective its wording is."""
+    """Whether the question asks in the past tense (its first auxiliary among the first four
+    words is a past form, or a past-tense verb follows the question word): a past event's
+    answer cannot have changed since."""
     words = [w.lower() for w in tx.words(query)]
-    head = words[:4]
-    auxiliary = next((w for w in head if w in PAST_AUXILIARIES | PRESENT_AUXILIARIES), "")
+    auxiliary = next((w for w in words[:4] if w in PAST_AUXILIARIES | PRESENT_AUXILIARIES), "")
     past = auxiliary in PAST_AUXILIARIES or (len(words) > 1 and words[1].endswith("ed"))
-    return {
-        "question_past": float(past),
-        "question_present": float(auxiliary in PRESENT_AUXILIARIES and not past),
-        "question_plural": float(auxiliary in PLURAL_AUXILIARIES),
-        "question_subjectivity": subjectivity(query),
-    }
+    return {"question_past": float(past)}
 
 
 def _answers(

@@ -74,7 +74,7 @@ def test_subjectivity_reads_word_classes_not_topics():
 
 def test_question_tense():
     assert question_features("When was the abbey founded?")["question_past"] == 1.0
-    assert question_features("Who is the mayor of Arlen?")["question_present"] == 1.0
+    assert question_features("Who is the mayor of Arlen?")["question_past"] == 0.0
     assert question_features("Who painted the ferry?")["question_past"] == 1.0
 
 
