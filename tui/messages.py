@@ -9,6 +9,8 @@ from typing import Any
 
 from textual.message import Message
 
+from conflictdesk.terminal import safe_line
+
 
 class StageCompleted(Message):
     """One stage of an ask finished; `partial` holds its slice of the result view model."""
@@ -92,7 +94,7 @@ class WorkFailed(Message):
 
     @property
     def text(self) -> str:
-        return f"{self.task} failed: {type(self.error).__name__}: {self.error}"
+        return safe_line(f"{self.task} failed: {type(self.error).__name__}: {self.error}")
 
 
 class PassageChosen(Message):

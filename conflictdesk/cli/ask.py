@@ -14,6 +14,7 @@ import numpy as np
 
 from conflictdesk.cli import common
 from conflictdesk.errors import ConflictDeskError, InputError, UsageError
+from conflictdesk.terminal import safe
 from conflictdesk.types import ConflictType, Document, Passage
 
 EXAMPLES = """examples:
@@ -154,6 +155,7 @@ class Request:
     query: str
     documents: tuple[Passage, ...] | None
     gold_type: ConflictType | None = None
+    echo_id: bool = True  # a batch echoes its line id, null too; one question gets the run id
 
 
 def run(args: argparse.Namespace) -> int:
@@ -169,12 +171,12 @@ def run(args: argparse.Namespace) -> int:
     backends = with_memo(make_backends(args))
     with open_store(args) as store:
         record, text = answer_request(
-            Request(None, args.question, None, gold), args, backends, store
+            Request(None, args.question, None, gold, echo_id=False), args, backends, store
         )
     if args.json:
         common.write_json(record)
     else:
-        print(text)
+        print(safe(text))
     return common.EXIT_OK
 
 
@@ -289,7 +291,7 @@ def answer_request(
         {"record": record, "analysis": analysis.to_json(), "answer": result.to_dict()},
         record["method"],
     )
-    if request.id is None:
+    if not request.echo_id:
         record = {**record, "id": run_id}
     return record, render_report(analysis, result) + f"\n(saved as run {run_id})"
 

@@ -10,6 +10,7 @@ from typing import Any
 from conflictdesk.cli import ask as ask_cli
 from conflictdesk.cli import common
 from conflictdesk.errors import ConflictDeskError, UsageError
+from conflictdesk.terminal import safe
 
 COLLECTION = "examples"
 EXAMPLES = """examples:
@@ -107,9 +108,9 @@ def run(args: argparse.Namespace) -> int:
             if args.json:
                 common.write_json({**record, "expected_type": expected})
             else:
-                print(text, end="\n\n" + "=" * 100 + "\n\n")
+                print(safe(text), end="\n\n" + "=" * 100 + "\n\n")
     if not args.json:
-        print(type_table(rows))
+        print(safe(type_table(rows)))
     return common.EXIT_PARTIAL if failures else common.EXIT_OK
 
 

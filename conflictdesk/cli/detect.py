@@ -55,12 +55,14 @@ def run(args: argparse.Namespace) -> int:
     from conflictdesk.scoring.pipeline import detect
 
     roles = ["nli"] + (["llm"] if args.labeller in ("llm", "two-stage") else [])
+    roles += ["embedder"] if args.prune else []
     backends = open_backends(args, roles)
 
     def handle(value: dict[str, Any], cache: Any) -> dict[str, Any]:
         result = detect(
             require_text(value, "claim"), require_documents(value), backends,
             cache=cache, labeller=args.labeller, threshold=args.threshold, gate=args.gate,
+            prune=args.prune,
         )  # fmt: skip
         return result.as_dict()
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from conflictdesk.cli import common
 from conflictdesk.errors import UsageError
+from conflictdesk.terminal import safe_line
 
 EXAMPLES = """examples:
   conflictdesk ingest examples/ --collection examples
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
                 sys.stderr.write("\n")
             common.warn(f"{path}: {detail}")
         elif kind == "file":
-            progress.advance(1, Path(path).name)
+            progress.advance(1, safe_line(Path(path).name))
 
     with Store.open(common.db_path(args)) as store:
         report = ingest_paths(
@@ -92,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
             f", embedded with {report.embedded_with}" if report.embedded_with else ", not embedded"
         )
         print(
-            f"{report.collection}: {report.files} file(s), {report.documents_added} document(s) "
+            f"{safe_line(report.collection)}: {report.files} file(s), {report.documents_added} document(s) "
             f"added, {report.documents_skipped} already present, {report.passages_added} "
             f"passage(s){vectors}; {len(report.failures)} failed"
         )

@@ -10,6 +10,7 @@ from typing import Any
 from conflictdesk.backends.manifest import ROLES, Manifest, ModelEntry, entry_for
 from conflictdesk.cli.common import add_json_argument, config_from_args, write_json
 from conflictdesk.errors import ConflictDeskError, UsageError
+from conflictdesk.terminal import safe_line
 
 EXAMPLES = """examples:
   conflictdesk models list
@@ -87,12 +88,12 @@ def run_list(args: argparse.Namespace) -> int:
     print(f"manifest: {manifest.path}")
     for row in rows:
         state = "ok " if row["present"] else "MISSING"
-        print(f"  {row['role']:<8} {row['name']:<34} {state:<7} {row['path']}")
+        print(safe_line(f"  {row['role']:<8} {row['name']:<34} {state:<7} {row['path']}"))
     if not rows:
         print("  (no models)")
     print("stages: " + ", ".join(f"{k}={v}" for k, v in caps.as_dict()["stages"].items()))
     for note in caps.notes:
-        print(f"note: {note}")
+        print(f"note: {safe_line(note)}")
     return 0
 
 
@@ -113,9 +114,13 @@ def run_verify(args: argparse.Namespace) -> int:
         write_json({"manifest": str(manifest.path), "ok": not failed, "models": results})
     else:
         for result in results:
-            print(f"{'ok    ' if result['ok'] else 'FAILED'} {result['role']:<8} {result['name']}")
+            print(
+                safe_line(
+                    f"{'ok    ' if result['ok'] else 'FAILED'} {result['role']:<8} {result['name']}"
+                )
+            )
         for result in failed:
-            sys.stderr.write(f"conflictdesk: {result['error']}\n")
+            sys.stderr.write(f"conflictdesk: {safe_line(result['error'])}\n")
         print(f"{len(results) - len(failed)}/{len(results)} models verified")
     return 1 if failed else 0
 
@@ -142,7 +147,11 @@ def run_add(args: argparse.Namespace) -> int:
         write_json({"added": _row(entry, base), "replaced": replaced, "sha256": entry.files})
     else:
         verb = "replaced" if replaced else "added"
-        print(f"{verb} {name} ({args.role}): {path} sha256 {next(iter(entry.files.values()))}")
+        print(
+            safe_line(
+                f"{verb} {name} ({args.role}): {path} sha256 {next(iter(entry.files.values()))}"
+            )
+        )
     return 0
 
 

@@ -55,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from conflictdesk.scoring.regenerate import regenerate
 
-    backends = open_backends(args, ["nli", "llm"])
+    backends = open_backends(args, ["nli", "llm"] + (["embedder"] if args.prune else []))
     if backends.llm is None:
         raise CapabilityError(
             "regenerate needs a GGUF model: pass --llm PATH or set CONFLICTDESK_LLM_PATH"
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         result = regenerate(
             require_text(value, "question"), require_text(value, "response"),
             require_documents(value), backends, cache=cache, decomposer=args.decomposer,
-            labeller=args.labeller, threshold=args.threshold, gate=args.gate,
+            labeller=args.labeller, threshold=args.threshold, gate=args.gate, prune=args.prune,
         )  # fmt: skip
         return result.as_dict()
 

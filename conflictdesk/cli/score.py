@@ -69,6 +69,12 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
         "content word (by default those are IRRELEVANT without a model call)",
     )
     parser.add_argument(
+        "--prune",
+        action="store_true",
+        help="skip the cross-encoder for pairs whose best sentence the embedder finds far from "
+        "the claim (IRRELEVANT; faster on many documents, see docs/model_report.md)",
+    )
+    parser.add_argument(
         "--no-cache", action="store_true", help="neither read nor write stored judgments"
     )
     common.add_db_argument(parser)
@@ -118,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.salient_k < 1:
         raise UsageError("--salient-k must be at least 1")
-    roles = ["nli", "llm"] + (["embedder"] if args.variant == "salient" else [])
+    roles = ["nli", "llm"] + (["embedder"] if args.variant == "salient" or args.prune else [])
     backends = open_backends(args, roles)
 
     def handle(value: dict[str, Any], cache: Any) -> dict[str, Any]:
@@ -126,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
             require_text(value, "response"), require_documents(value), backends,
             cache=cache, decomposer=args.decomposer, labeller=args.labeller,
             variant=args.variant, salient_k=args.salient_k, threshold=args.threshold, gate=args.gate,
+            prune=args.prune,
         )  # fmt: skip
         return result.as_dict()
 

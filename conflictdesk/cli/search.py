@@ -7,6 +7,7 @@ import textwrap
 
 from conflictdesk.cli import common
 from conflictdesk.errors import UsageError
+from conflictdesk.terminal import safe, safe_line
 
 EXAMPLES = """examples:
   conflictdesk search "recommended daily dose of lumivex" --collection examples -k 5
@@ -93,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         return common.EXIT_OK
     for rank, p in enumerate(hits, start=1):
         head = " · ".join(x for x in (p.title, p.date, p.source) if x)
-        print(f"{rank:>3}. [{p.relevance:.4f}] #{p.id} {head}")
+        print(f"{rank:>3}. [{p.relevance:.4f}] #{p.id} {safe_line(head)}")
         snippet = " ".join(p.text.split())
-        print(textwrap.indent(textwrap.shorten(snippet, 300, placeholder=" …"), "     "))
+        print(textwrap.indent(safe(textwrap.shorten(snippet, 300, placeholder=" …")), "     "))
     return common.EXIT_OK

@@ -95,6 +95,7 @@ def regenerate(
     labeller: str = "nli",
     threshold: float = TWO_STAGE_THRESHOLD,
     gate: bool = True,
+    prune: bool = False,
 ) -> Regeneration:
     """Score `response`, feed its most conflicted claim back (Table 13), score the revision."""
     if backends.llm is None:
@@ -105,7 +106,7 @@ def regenerate(
         raise InputError("empty question")
     docs = as_documents(documents)
     options: dict[str, Any] = {"cache": cache, "decomposer": decomposer, "labeller": labeller,
-                               "threshold": threshold, "gate": gate}  # fmt: skip
+                               "threshold": threshold, "gate": gate, "prune": prune}  # fmt: skip
     before = score_response(response, docs, backends, **options)
     selected = select_claim(before)
     if selected is None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conflictdesk.backends import registry
+from conflictdesk.backends import registry, verification
 from conflictdesk.backends.manifest import Manifest, entry_for
 from conflictdesk.backends.registry import (
     UnloadedBackend,
@@ -126,6 +126,7 @@ def test_verification_cache_skips_unchanged_files_and_sees_changes(models, tmp_p
         return real(self, base)
 
     monkeypatch.setattr(registry.ModelEntry, "verify", counting_verify)
+    monkeypatch.setattr(verification, "HASH_AT_LOAD_BYTES", 0)  # stamps serve every file here
     cache = VerificationCache(tmp_path / "verified.json")
     entry = Manifest.load(models / "manifest.json").get("conflictdesk-nli-minilm-int8")
     verify_entry(entry, models, cache)

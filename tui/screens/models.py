@@ -12,6 +12,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, Static
 
+from conflictdesk.terminal import safe_line
 from conflictdesk.tui.desk import Desk
 from conflictdesk.tui.messages import ModelsLoaded, WorkFailed
 from conflictdesk.tui.widgets.nav_bar import NavBar
@@ -72,21 +73,21 @@ class ModelsScreen(Screen[None]):
         checked = "sha256 verified" if message.verified else "press v to verify sha256"
         summary = Content.from_markup(
             "[b]Device[/b] $device  [b]LLM[/b] $llm  [dim]$checked[/]",
-            device=report.get("device", "?"), llm=str(llm), checked=checked)
+            device=safe_line(report.get("device", "?")), llm=safe_line(llm), checked=checked)
         for note in report.get("notes") or []:
-            summary += Content.from_markup("\n[dim]note: $note[/]", note=note)
+            summary += Content.from_markup("\n[dim]note: $note[/]", note=safe_line(note))
         self.query_one("#models-summary", Static).update(summary)
         models = self.query_one("#models-table", DataTable)
         models.clear()
         for row in report.get("models") or []:
             status = row.get("status", "?")
-            models.add_row(row.get("role", ""), row.get("name", ""),
+            models.add_row(safe_line(row.get("role", "")), safe_line(row.get("name", "")),
                            Text(status, style=STATUS_STYLES.get(status, "")),
-                           row.get("detail", ""))
+                           safe_line(row.get("detail", "")))
         stages = self.query_one("#stages-table", DataTable)
         stages.clear()
         for row in report.get("stages") or []:
-            stages.add_row(row.get("stage", ""), row.get("method", ""),
+            stages.add_row(safe_line(row.get("stage", "")), safe_line(row.get("method", "")),
                            "yes" if row.get("llm") else "no")
 
     def on_work_failed(self, message: WorkFailed) -> None:
@@ -94,4 +95,4 @@ class ModelsScreen(Screen[None]):
             return
         self.query_one("#models-summary", Static).update(
             Content.styled(message.text, "bold $error"))
-        self.notify(message.text, severity="error", timeout=8)
+        self.notify(message.text, severity="error", timeout=8, markup=False)
