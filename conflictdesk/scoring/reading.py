@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from conflictdesk.analysis.dates import MONTHS
 from conflictdesk.text import content_words, normalise_answer, split_sentences
 
 _TEMPLATE = re.compile(
@@ -23,20 +24,6 @@ _TEMPLATE = re.compile(
 _YEAR = re.compile(r"(?<!\d)(1[0-9]{3}|20[0-9]{2})(?!\d)")
 _NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])\d+(?:\.\d+)?")
 _NAME = re.compile(r"\b[A-Z][\w'\-]*(?:\s+(?:of|the|de|da|von|van|del|la|le|&)?\s*[A-Z][\w'\-]*)*")
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
 KINDS = ("year", "number", "name", "text")
 
 
@@ -53,7 +40,8 @@ class ClaimFrame:
 def answer_kind(answer: str) -> str:
     """'year', 'number', 'name' (capitalised words) or 'text'."""
     if _YEAR.search(answer) and (
-        _YEAR.fullmatch(answer.strip()) or any(m in answer.lower() for m in _MONTHS)
+        _YEAR.fullmatch(answer.strip())
+        or any(word in MONTHS for word in re.findall(r"[a-z]+", answer.lower()))
     ):
         return "year"
     if _NUMBER.search(answer):
