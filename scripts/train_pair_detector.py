@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from conflictdesk.analysis.pair_features import EMBEDDING_LAYOUT, NLI_LAYOUT
-from conflictdesk.training import pair_detector
+from conflictdesk.training import pair_detector, pair_report
 from conflictdesk.training.pair_model import TrainConfig
 
 
@@ -33,6 +33,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--weight-decay", type=float, default=1e-4)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--report", type=Path, default=Path("docs/model_report.md"))
     parser.add_argument("--dry-run", action="store_true", help="report only; write no model")
     args = parser.parse_args(argv)
     config = TrainConfig(
@@ -54,7 +55,12 @@ def main(argv: list[str] | None = None) -> None:
         with open(work / "log.jsonl", "a", encoding="utf-8") as handle:
             handle.write(line + "\n")
 
-    pair_detector.run(config, args.layout, work, log, write=not args.dry_run)
+    result = pair_detector.run(config, args.layout, work, log, write=not args.dry_run)
+    if not args.dry_run:
+        command = "nice .venv/bin/python scripts/train_pair_detector.py" + (
+            f" --layout {args.layout}" if args.layout != NLI_LAYOUT else ""
+        )
+        pair_report.replace_section(args.report, pair_report.markdown(result, command))
 
 
 if __name__ == "__main__":

@@ -189,3 +189,38 @@ def run(config: pair_model.TrainConfig, layout: str, work: Path, log: Callable, 
             out, {"tau_c": tau, "route": route, "layout": layout, "size_kb": result["size_kb"]}
         )
     return result
+
+
+def shipped_result(work: Path, threads: int = 1, seed: int = 42) -> dict:
+    """The figures of the model in models/pair, in `run`'s result shape (for eval_models)."""
+    from conflictdesk.backends.manifest import models_dir
+
+    out = models_dir() / "pair"
+    config = json.loads((out / "pair_config.json").read_text("utf-8"))
+    embeddings, nli = caches(work, threads)
+
+    def features(data: list[TextPair], both: bool) -> np.ndarray:
+        return pair_eval.featurise(embeddings, nli, data, config["layout"], both_orders=both)
+
+    heldout = evaluate(out / "pair_int8.onnx", pair_data.heldout_sets(seed), features, nli)
+    dev = pair_data.dev_sets(seed)
+    rows = [p for data in dev.values() for p in data]
+    dev_figures = evaluate(out / "pair_int8.onnx", {"dev": rows}, features, nli)
+    p, stage2 = _shipped_p(out, rows, features), pair_eval.nli_alone(*pair_eval.nli_both(nli, rows))
+    table = pair_eval.routing_table(p, stage2, np.array([r.conflict == 1 for r in rows]))
+    return {
+        "layout": config["layout"],
+        "temperature": config["temperature"],
+        "tau_c": config["tau_c"],
+        "route": config.get("route", "two-stage"),
+        "routing_dev": table,
+        "heldout": heldout,
+        "dev": dev_figures,
+    }
+
+
+def _shipped_p(out: Path, rows: list[TextPair], features) -> np.ndarray:
+    from conflictdesk.backends.onnx_pair import OnnxPairClassifier
+
+    detector = OnnxPairClassifier(out, device="cpu", threads=1)
+    return np.array([s.conflict for s in detector.classify(features(rows, False))])
