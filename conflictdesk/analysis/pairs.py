@@ -1,13 +1,18 @@
 """ConflictRAG two-stage pairwise conflict detection over the evidence packet.
 
-Stage 1: e_i = Embed("{query}\\n{passage}"), features f_ij = [e_i; e_j; |e_i − e_j|; e_i ⊙ e_j],
-the int8 MLP gives P(conflict) (head 1) and a type distribution (head 2). A pair whose
-binary confidence max(p, 1 − p) reaches τ_c is decided there: conflict when p ≥ 0.5, typed by
-head 2's best non-"none" type ("none" when no conflict). τ_c comes from the pair model's
-calibration (`pair_config.json`), else ConflictRAG's 0.7. Beyond ConflictRAG's confidence
-routing, a confident call that the candidate answers contradict (the two passages hold
-different answers to a wh-question but stage 1 says "no conflict", or the same answer and it
-says "conflict") also goes to stage 2: the answers are independent evidence against it.
+Stage 1: e_i = Embed("{query}\\n{passage}"), features f_ij from `pair_features` (ConflictRAG
+eq. 3, [e_i; e_j; |e_i − e_j|; e_i ⊙ e_j], plus the NLI probabilities in both directions on
+the two passages' first words when the model's layout asks for them: the same function its
+training used). The int8 MLP gives P(conflict) (head 1, temperature-calibrated) and a type
+distribution (head 2). A pair whose binary confidence max(p, 1 − p) reaches τ_c is decided
+there: conflict when p ≥ 0.5, typed by head 2's best non-"none" type ("none" when no
+conflict). τ_c comes from the pair model's calibration (`pair_config.json`), else
+ConflictRAG's 0.7. A model whose config says `route: stage2-only` (it did not beat
+always-conflict and NLI alone on held-out pairs) is kept out: every pair goes to stage 2 and
+`method` says so. Beyond ConflictRAG's confidence routing, a confident call that the
+candidate answers contradict (the two passages hold different answers to a wh-question but
+stage 1 says "no conflict", or the same answer and it says "conflict") also goes to stage 2:
+the answers are independent evidence against it.
 
 Stage 2: the GGUF model when one is configured (a structured JSON prompt returning conflict,
 type and a reason), else the NLI cross-encoder on the two passages' key sentences (clipped to

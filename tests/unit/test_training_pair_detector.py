@@ -129,3 +129,54 @@ def test_inverse_frequency_weights_rare_types_up():
     w = pair_model.inverse_frequency(np.array([0, 0, 0, 1, 2, 3, 3, 3]), 4)
     assert w[2] > w[3] and w[0] == w[3] and w[1] == w[2]
     assert PairType.TEMPORAL.value == "temporal"
+
+
+def _result(route: str) -> dict:
+    figures = {
+        "pairs": 4, "conflicts": 2, "f1": 0.8, "acc": 0.75, "always_conflict_f1": 0.667,
+        "majority_acc": 0.5, "nli_alone_f1": 0.9 if route != "two-stage" else 0.5,
+        "nli_alone_acc": 0.5, "ece": 0.1, "type_acc": 0.5,
+        "per_type": {k: {"support": 1, "predicted": 1, "precision": 1.0, "recall": 1.0}
+                     for k in ("none", "factual", "temporal", "opinion")},
+    }  # fmt: skip
+    return {
+        "layout": "emb4+nli6", "temperature": 1.5, "tau_c": 0.8, "route": route,
+        "routing_dev": [{"tau_c": 0.8, "settled": 0.5, "stage1_acc_settled": 0.9,
+                         "combined_acc": 0.8, "combined_f1": 0.8}],
+        "heldout": {"conflictqa_test": figures},
+    }  # fmt: skip
+
+
+def test_report_section_replaces_only_the_pair_section(tmp_path):
+    from conflictdesk.training import pair_report
+
+    report = tmp_path / "report.md"
+    report.write_text("# R\n\n## Stage-1 pair detector (old)\n\nold table\n\n## Speed\n\nfast\n")
+    pair_report.replace_section(report, pair_report.markdown(_result("two-stage"), "cmd"))
+    text = report.read_text()
+    assert "old table" not in text and text.startswith("# R\n") and text.endswith("fast\n")
+    assert "| conflictqa_test | 4 | 2 | 0.800 |" in text and "it stays in the route" in text
+    off = pair_report.markdown(_result("stage2-only"), "cmd")
+    assert any("NOT beat" in line for line in off)
+    assert any("| **no** |" in line for line in off)
+
+
+def test_trained_mlp_exports_to_onnx_that_the_product_back_end_reads(tmp_path):
+    pytest.importorskip("torch")
+    from conflictdesk.backends.onnx_pair import OnnxPairClassifier
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(400, 12)).astype(np.float32)
+    y_c = (x[:, 0] > 0).astype(np.int64)
+    y_t = np.where(y_c == 1, 1 + (x[:, 1] > 0).astype(np.int64) * 2, 0)
+    val = np.arange(400) % 5 == 0
+    config = pair_model.TrainConfig(max_epochs=40, patience=40, lr=3e-3)
+    model = pair_model.train(config, x, y_c, y_t, val, lambda event: None)
+    pair_model.to_onnx(model, tmp_path / "pair_int8.onnx", 12, temperature=2.0)
+    (tmp_path / "pair_config.json").write_text(json.dumps({"tau_c": 0.7, "feature_dim": 12}))
+    scores = OnnxPairClassifier(tmp_path, device="cpu").classify(x[val])
+    p = np.array([s.conflict for s in scores])
+    assert ((p >= 0.5) == y_c[val]).mean() > 0.85
+    c, _ = pair_model.logits(model, x[val])
+    sharp = np.exp(c[:, 1]) / np.exp(c).sum(1)
+    assert np.abs(p - 0.5).mean() < np.abs(sharp - 0.5).mean()  # T = 2 softens the head
