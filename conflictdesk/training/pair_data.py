@@ -49,16 +49,23 @@ def training_sets(seed: int = 42) -> dict[str, list[TextPair]]:
     }
 
 
+def validation_group(group: str) -> bool:
+    """10 % of training questions (by hash): early stopping and calibration, not fitting."""
+    return claims._hash_int("pair-val:" + group) % 10 == 0
+
+
 def dev_sets(seed: int = 42) -> dict[str, list[TextPair]]:
-    """ConflictQA dev and PERSPECTRUM dev (samples): calibration and τ_c, never reported as
-    held-out figures."""
-    return {
+    """ConflictQA dev and PERSPECTRUM dev (samples) and the validation questions of the
+    in-domain training pairs: calibration and τ_c, never reported as held-out figures."""
+    out = {
         name: _sample(loader("dev"), f"{name}_dev", seed)
         for name, loader in (
             ("conflictqa", pairs.conflictqa_pairs),
             ("perspectrum", pairs.perspectrum_pairs),
         )
     }
+    out["indomain_val"] = [p for p in _indomain_train(seed) if validation_group(p.group)]
+    return out
 
 
 def heldout_sets(seed: int = 42) -> dict[str, list[TextPair]]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from conflictdesk.analysis.pair_features import NLI_LAYOUT, NLI_WORDS
-from conflictdesk.training import claims, pair_data, pair_eval, pair_model
+from conflictdesk.training import pair_data, pair_eval, pair_model
 from conflictdesk.training.features import EmbeddingCache, NLICache
 from conflictdesk.training.pairs import TEXT_TEMPLATE, TextPair
 
@@ -46,17 +46,12 @@ def caches(work: Path, threads: int) -> tuple[EmbeddingCache, NLICache]:
     )
 
 
-def validation_group(group: str) -> bool:
-    """10 % of training questions (by hash) for early stopping."""
-    return claims._hash_int("pair-val:" + group) % 10 == 0
-
-
 def training_matrix(train: list[TextPair], features) -> tuple[np.ndarray, ...]:
     """Both orders of every training pair, labels and the validation mask."""
     x = features(train, True)
     y_c = np.array([p.conflict for p in train] * 2, dtype=np.int64)
     y_t = np.array([p.kind for p in train] * 2, dtype=np.int64)
-    val = np.array([validation_group(p.group) for p in train] * 2)
+    val = np.array([pair_data.validation_group(p.group) for p in train] * 2)
     return x, y_c, y_t, val
 
 

@@ -104,7 +104,7 @@ def markdown(result: dict, command: str) -> list[str]:
         "",
         (
             f"Calibration: temperature {result['temperature']:.3f} fitted on the development pairs "
-            "(ConflictQA dev, PERSPECTRUM dev samples) and folded into the conflict head; ECE is the "
+            "(ConflictQA dev, PERSPECTRUM dev samples, validation questions of the in-domain training pairs) and folded into the conflict head; ECE is the "
             "expected calibration error of max(p, 1 − p)."
         ),
         "",
