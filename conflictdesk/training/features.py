@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
-from conflictdesk.analysis.pair_features import nli_matrix, pair_features
+from conflictdesk.analysis.pair_features import nli_matrix
 
-__all__ = ["EmbeddingCache", "NLICache", "pair_features", "text_key"]
+__all__ = ["EmbeddingCache", "NLICache", "text_key"]
 
 SAVE_EVERY = 1024
 
