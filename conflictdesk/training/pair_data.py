@@ -12,7 +12,7 @@ from conflictdesk.training import claims, pairs
 from conflictdesk.training.pairs import TextPair
 
 SIZES = {
-    "conflictqa_train": 1500,
+    "conflictqa_train": 5000,
     "perspectrum_train": 1500,
     "indomain_train_negatives": 1500,
     "conflictqa_dev": 500,

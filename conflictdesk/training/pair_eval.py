@@ -96,6 +96,7 @@ def heldout_metrics(
     pred = conflict_p >= 0.5
     share = float(gold.mean())
     types = pair_types_predicted(conflict_p, type_probs)
+    given = type_probs[:, 1:].argmax(1) + 1  # the type head alone, on gold conflicts
     return {
         "pairs": len(data),
         "conflicts": int(gold.sum()),
@@ -108,6 +109,10 @@ def heldout_metrics(
         "ece": round(expected_calibration_error(conflict_p, gold), 4),
         "type_acc": round(float((types == gold_t).mean()), 4),
         "per_type": per_type(types, gold_t),
+        "type_acc_given_conflict": round(float((given == gold_t)[gold].mean()), 4)
+        if gold.any()
+        else None,
+        "per_type_given_conflict": per_type(given[gold], gold_t[gold]),
     }
 
 

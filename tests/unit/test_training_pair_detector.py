@@ -91,6 +91,7 @@ def test_heldout_metrics_beside_the_baselines_worked_example():
         "recall": 1.0,
     }
     assert m["per_type"]["factual"]["predicted"] == 2  # the false positive is typed factual
+    assert m["type_acc_given_conflict"] == 1.0
 
 
 def test_routing_table_and_tau_choice():
