@@ -113,7 +113,7 @@ def stage_one(
     cache: JudgmentCache | None = None,
 ) -> list[PairScores] | None:
     """Stage-1 scores for each index pair, or None without a pair model in the route."""
-    if not stage_one_routes(backends) or not index_pairs:
+    if backends.pair is None or not index_pairs:
         return None
     template = _template(backends)
     vectors = backends.embedder.embed(
@@ -131,7 +131,8 @@ def stage_one(
 
 def stage_one_routes(backends: Backends) -> bool:
     """True when a pair model is installed and earned its place on held-out pairs (its
-    config's route); a model that did not is kept out of the route, and `method` says so."""
+    config's route). A model that did not settles no pair: every pair goes to stage 2, head 2
+    still types the conflicts stage 2 finds, and `method` says so."""
     return backends.pair is not None and getattr(backends.pair, "route", "two-stage") != (
         "stage2-only"
     )
@@ -151,12 +152,13 @@ def detect_pairs(
     threshold = resolve_tau_c(backends, tau_c)
     index_pairs = list(combinations(range(len(passages)), 2))
     stage1 = stage_one(query, passages, index_pairs, backends, cache)
+    settles = stage_one_routes(backends)
     answers = {t.passage_id: (t.answer or "").lower() for t in tagging.tags}
     decided: dict[int, ConflictPair] = {}
     uncertain: list[int] = []
     for n, (i, j) in enumerate(index_pairs):
         scores = stage1[n] if stage1 is not None else None
-        if scores is None or scores.confidence < threshold:
+        if scores is None or not settles or scores.confidence < threshold:
             uncertain.append(n)
             continue
         a, b = answers.get(passages[i].id, ""), answers.get(passages[j].id, "")
@@ -185,7 +187,7 @@ def _stage1_name(backends: Backends) -> str:
     if backends.pair is None:
         return ""
     if not stage_one_routes(backends):
-        return f"stage1-off({backends.pair.model_id} below baselines)+"
+        return f"stage1-off({backends.pair.model_id} below baselines; types from head 2)+"
     return f"mlp:{backends.pair.model_id}+"
 
 

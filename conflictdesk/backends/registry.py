@@ -183,7 +183,7 @@ class Capabilities:
         """The method `stage` runs with what is configured (see LLM_STAGES)."""
         with_llm, without = LLM_STAGES[stage]
         if stage == "pairs" and self.pair_route == "stage2-only":
-            with_llm, without = "llm", "nli"
+            with_llm, without = "llm+mlp-types", "nli+mlp-types"
         return with_llm if self.llm else without
 
     def as_dict(self) -> dict[str, Any]:
@@ -222,7 +222,7 @@ def capabilities(config: Config) -> Capabilities:
     if pair_route == "stage2-only":
         notes.append(
             "pair: the stage-1 MLP did not beat always-conflict and NLI alone on held-out "
-            "pairs, so every pair goes to stage 2"
+            "pairs, so every pair goes to stage 2 (its type head still types the conflicts)"
         )
     return Capabilities(
         models=models, llm_runtime=runtime, notes=notes, pair_route=pair_route or "two-stage"

@@ -39,7 +39,7 @@ def heldout_lines(heldout: dict) -> list[str]:
     return lines
 
 
-def type_lines(heldout: dict) -> list[str]:
+def type_lines(heldout: dict, key: str = "per_type") -> list[str]:
     lines = [
         "| set | factual P / R (n) | temporal P / R (n) | opinion P / R (n) |",
         "|---|---|---|---|",
@@ -47,7 +47,7 @@ def type_lines(heldout: dict) -> list[str]:
     for name, r in heldout.items():
         cells = [
             f"{_fmt(t['precision'])} / {_fmt(t['recall'])} ({t['support']})"
-            for kind, t in r["per_type"].items()
+            for kind, t in r[key].items()
             if kind != "none"
         ]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
@@ -76,7 +76,8 @@ def markdown(result: dict, command: str) -> list[str]:
         if route == "two-stage"
         else "Stage 1 does NOT beat always-conflict and NLI alone on every held-out set, so "
         "every pair goes to stage 2 (`route: stage2-only` in pair_config.json; the pair "
-        "stage's `method` starts with `stage1-off(...)`)."
+        "stage's `method` starts with `stage1-off(...)`, and `models list` says so). Head 2 "
+        "still types the conflicts stage 2 finds (its figures on gold conflicts below)."
     )
     return [
         f"{SECTION_START} (held-out pairs)",
@@ -101,6 +102,11 @@ def markdown(result: dict, command: str) -> list[str]:
         ),
         "",
         *type_lines(result["heldout"]),
+        "",
+        ("Head 2 alone on the gold conflicts (its best conflict type; how stage-2 conflicts are "
+        "typed):"),
+        "",
+        *type_lines(result["heldout"], "per_type_given_conflict"),
         "",
         (
             f"Calibration: temperature {result['temperature']:.3f} fitted on the development pairs "

@@ -219,12 +219,18 @@ def test_pair_model_refuses_nli_features_from_another_nli_model():
         detect_pairs("q", PASSAGES, TAGGING, Backends(FakeEmbedder(), FakeNLI(), pair))
 
 
-def test_a_pair_model_below_its_baselines_is_kept_out_of_the_route_and_method_says_so():
+def test_a_pair_model_below_its_baselines_settles_nothing_but_still_types():
     nli, pair = FakeNLI(), NLIFeaturePair(SCRIPT, route="stage2-only")
     detection = detect_pairs("q", PASSAGES, TAGGING, Backends(FakeEmbedder(), nli, pair))
-    assert pair.history == []
-    assert {p.stage for p in detection.pairs} == {"nli"}
-    assert detection.method == "stage1-off(scripted-pair below baselines)+nli:fake-nli"
+    assert {p.stage for p in detection.pairs} == {"nli"}  # even the confident (0, 1) pair
+    assert detection.method == (
+        "stage1-off(scripted-pair below baselines; types from head 2)+nli:fake-nli"
+    )
+    # FakeNLI: 5 vs 9 metres contradicts; head 2's best conflict type for (0, 1) is factual,
+    # for (1, 2) temporal
+    verdicts = {(p.i, p.j): (p.conflict, p.pair_type) for p in detection.pairs}
+    assert verdicts[(0, 1)] == (True, PairType.FACTUAL)
+    assert verdicts[(1, 2)] == (True, PairType.TEMPORAL)
 
 
 def test_nli_feature_inputs_are_clipped_to_one_window():

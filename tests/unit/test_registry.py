@@ -157,7 +157,7 @@ def test_capabilities_say_when_the_pair_model_is_out_of_the_route(models):
     manifest.upsert(entry)
     manifest.save()
     caps = capabilities(config_for(models))
-    assert caps.method("pairs") == "nli"
+    assert caps.method("pairs") == "nli+mlp-types"
     assert any("every pair goes to stage 2" in note for note in caps.notes)
 
 
