@@ -140,6 +140,7 @@ def _result(route: str) -> dict:
         "per_type": {k: {"support": 1, "predicted": 1, "precision": 1.0, "recall": 1.0}
                      for k in ("none", "factual", "temporal", "opinion")},
     }  # fmt: skip
+    figures["per_type_given_conflict"] = figures["per_type"]
     return {
         "layout": "emb4+nli6", "temperature": 1.5, "tau_c": 0.8, "route": route,
         "routing_dev": [{"tau_c": 0.8, "settled": 0.5, "stage1_acc_settled": 0.9,
