@@ -33,141 +33,24 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from conflictdesk.training.claims import (
-    claim_text,
-    contains,
-    load_qacc,
-    qacc_answers,
-    ramdocs_half,
-    read_jsonl,
+from conflictdesk.evaluation.cases import (
+    Case,
+    claim_match,
+    evaluate,
+    load_cases,
+    ratio,
+    string_match,
 )
 
-RELATIONS = ("SUPPORTS", "CONTRADICTS", "IRRELEVANT")
-DATA = ROOT.parent / "shared" / "data"
 # Two-stage routing target: the encoder settles a pair when its accuracy on pairs at least
 # that confident is this high on training data.
 CALIBRATION_TARGET_ACCURACY = 0.90
-
-
-@dataclass(frozen=True)
-class Case:
-    """One conflict-detection case: a claim, its documents and their gold relations."""
-
-    dataset: str
-    question: str
-    claim: str
-    answer: str
-    others: tuple[str, ...]
-    documents: tuple[str, ...]
-    gold: tuple[str, ...]
-    half: str  # RAMDocs: "train" / "eval"; QACC: the split
-
-    @property
-    def conflict(self) -> bool:
-        return "SUPPORTS" in self.gold and "CONTRADICTS" in self.gold
-
-
-# ------------------------------------------------------------------------------------ cases
-
-
-def _same_answer(a: str, b: str) -> bool:
-    a, b = a.strip().lower(), b.strip().lower()
-    return bool(a and b) and (a in b or b in a)
-
-
-def ramdocs_case(record: dict[str, Any]) -> Case | None:
-    docs = record["documents"]
-    answers = Counter(d["answer"].strip() for d in docs if d["type"] == "correct")
-    golds = [g for g in record.get("gold_answers", []) if g and g.strip()]
-    if answers:
-        answer = answers.most_common(1)[0][0]
-    elif golds:
-        answer = golds[0].strip()
-    else:
-        return None
-    texts, gold = [], []
-    for doc in docs:
-        if doc["type"] == "correct" and doc["answer"].strip().lower() != answer.lower():
-            continue  # another correct answer: not scored
-        texts.append(doc["text"])
-        gold.append(
-            {"correct": "SUPPORTS", "misinfo": "CONTRADICTS"}.get(doc["type"], "IRRELEVANT")
-        )
-    pool = golds + list(record.get("wrong_answers", []))
-    others = _others(answer, pool)
-    q = record["question"]
-    return Case("ramdocs", q, claim_text(q, answer), answer, others, tuple(texts), tuple(gold),
-                ramdocs_half(q))  # fmt: skip
-
-
-def _others(answer: str, pool: Sequence[str]) -> tuple[str, ...]:
-    seen: dict[str, str] = {}
-    for candidate in pool:
-        candidate = (candidate or "").strip()
-        if candidate and candidate.lower() != "unknown" and not _same_answer(candidate, answer):
-            seen.setdefault(candidate.lower(), candidate)
-    return tuple(seen.values())
-
-
-def qacc_case(record: dict[str, Any], split: str) -> Case | None:
-    answers = qacc_answers(record)
-    if not answers:
-        return None
-    (answer, supporting), rest = answers[0], answers[1:]
-    contradicting = set().union(*(idx for _, idx in rest)) if rest else set()
-    gold = []
-    for i, _ in enumerate(record["contexts"]):
-        if i in supporting:
-            gold.append("SUPPORTS")
-        elif i in contradicting:
-            gold.append("CONTRADICTS")
-        else:
-            gold.append("IRRELEVANT")
-    q = record["question"]
-    others = _others(answer, [a for a, _ in rest] + [record.get("correctAnswer") or ""])
-    return Case("qacc", q, claim_text(q, answer), answer, others, tuple(record["contexts"]),
-                tuple(gold), split)  # fmt: skip
-
-
-def load_cases(dataset: str, split: str) -> list[Case]:
-    if dataset == "ramdocs":
-        records = read_jsonl(DATA / "ramdocs" / "dev.jsonl")
-        cases = [ramdocs_case(r) for r in records]
-    else:
-        cases = [qacc_case(r, split) for r in load_qacc(split, DATA)]
-    return [c for c in cases if c is not None and c.documents]
-
-
-# ---------------------------------------------------------------------------- predictions
-
-
-def claim_match(case: Case) -> list[str]:
-    """The claim-only answer-string-match baseline."""
-    return ["SUPPORTS" if contains(text, case.answer) else "CONTRADICTS" for text in case.documents]
-
-
-def string_match(case: Case) -> list[str]:
-    """The oracle answer-string-match baseline (knows the other candidate answers)."""
-    out = []
-    for text in case.documents:
-        if contains(text, case.answer):
-            out.append("SUPPORTS")
-        elif any(contains(text, other) for other in case.others):
-            out.append("CONTRADICTS")
-        else:
-            out.append("IRRELEVANT")
-    return out
 
 
 def model_predictor(args: argparse.Namespace, with_nli: bool = False) -> Any:
@@ -176,7 +59,7 @@ def model_predictor(args: argparse.Namespace, with_nli: bool = False) -> Any:
     from conflictdesk.config import load_config
     from conflictdesk.scoring import detect
 
-    roles = ("nli",) if args.labeller == "nli" else ("nli", "llm")
+    roles = ("nli",) if args.labeller in ("nli", "fusion") else ("nli", "llm")
     config = load_config(threads=args.threads, device=args.device, llm_path=args.llm)
     backends = load_backends(config, roles=roles)
 
@@ -194,39 +77,6 @@ def model_predictor(args: argparse.Namespace, with_nli: bool = False) -> Any:
 # -------------------------------------------------------------------------------- metrics
 
 
-def _ratio(a: float, b: float) -> float:
-    return a / b if b else 0.0
-
-
-def detection_metrics(gold: Sequence[bool], predicted: Sequence[bool]) -> dict[str, float]:
-    """Table 2's columns: precision, recall, F1, accuracy, Acc_conf (= recall), Acc_noConf."""
-    tp = sum(g and p for g, p in zip(gold, predicted))
-    fp = sum(p and not g for g, p in zip(gold, predicted))
-    fn = sum(g and not p for g, p in zip(gold, predicted))
-    tn = sum(not g and not p for g, p in zip(gold, predicted))
-    precision, recall = _ratio(tp, tp + fp), _ratio(tp, tp + fn)
-    return {
-        "precision": precision, "recall": recall,
-        "f1": _ratio(2 * precision * recall, precision + recall),
-        "accuracy": _ratio(tp + tn, len(gold)), "acc_conf": recall,
-        "acc_noconf": _ratio(tn, tn + fp), "conflicts": tp + fn, "cases": len(gold),
-    }  # fmt: skip
-
-
-def relation_metrics(gold: Sequence[str], predicted: Sequence[str]) -> dict[str, float]:
-    """Per-relation F1 over all scored claim × document pairs and their macro average."""
-    out: dict[str, float] = {}
-    for relation in RELATIONS:
-        tp = sum(g == relation and p == relation for g, p in zip(gold, predicted))
-        precision = _ratio(tp, sum(p == relation for p in predicted))
-        recall = _ratio(tp, sum(g == relation for g in gold))
-        out[f"f1_{relation.lower()}"] = _ratio(2 * precision * recall, precision + recall)
-    out["macro_f1"] = sum(out[f"f1_{r.lower()}"] for r in RELATIONS) / len(RELATIONS)
-    out["pair_accuracy"] = _ratio(sum(g == p for g, p in zip(gold, predicted)), len(gold))
-    out["pairs"] = len(gold)
-    return out
-
-
 def gate_check(cases: Sequence[Case]) -> dict[str, Any]:
     """How many pairs the relevance gate settles as IRRELEVANT, and their gold relations."""
     from conflictdesk.scoring.label import shares_content
@@ -237,16 +87,6 @@ def gate_check(cases: Sequence[Case]) -> dict[str, Any]:
     )  # fmt: skip
     return {"gated": sum(gold.values()), "pairs": sum(len(c.gold) for c in cases),
             "gold_of_gated": dict(gold)}  # fmt: skip
-
-
-def evaluate(cases: Sequence[Case], predictions: Sequence[Sequence[str]]) -> dict[str, Any]:
-    gold_pairs = [g for case in cases for g in case.gold]
-    predicted_pairs = [p for row in predictions for p in row]
-    predicted_conflict = ["SUPPORTS" in row and "CONTRADICTS" in row for row in predictions]
-    return {
-        "detection": detection_metrics([c.conflict for c in cases], predicted_conflict),
-        "relations": relation_metrics(gold_pairs, predicted_pairs),
-    }
 
 
 # ----------------------------------------------------------------------------- reporting
@@ -360,9 +200,9 @@ def _curve(scored: Sequence[tuple[float, bool]]) -> list[dict[str, float]]:
         t = step / 100
         settled = [ok for conf, ok in scored if conf >= t]
         routed = [ok for conf, ok in scored if conf < t]
-        curve.append({"threshold": t, "settled": _ratio(len(settled), len(scored)),
-                      "settled_accuracy": _ratio(sum(settled), len(settled)),
-                      "routed_accuracy": _ratio(sum(routed), len(routed))})  # fmt: skip
+        curve.append({"threshold": t, "settled": ratio(len(settled), len(scored)),
+                      "settled_accuracy": ratio(sum(settled), len(settled)),
+                      "routed_accuracy": ratio(sum(routed), len(routed))})  # fmt: skip
     return curve
 
 
@@ -375,7 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--dataset", choices=("ramdocs", "qacc", "all"), default="all")
     parser.add_argument("--limit", type=int, default=None, help="first N cases per dataset")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    parser.add_argument("--labeller", choices=("nli", "llm", "two-stage"), default="nli")
+    parser.add_argument("--labeller", choices=("nli", "fusion", "llm", "two-stage"), default="nli")
     parser.add_argument("--llm", type=Path, default=None, help="GGUF model for llm/two-stage")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
     parser.add_argument("--no-gate", dest="gate", action="store_false",

@@ -82,6 +82,7 @@ class Backends:
     nli: NLI
     pair: PairClassifier | None = None
     llm: Generator | None = None
+    fusion: Any = None  # conflictdesk.scoring.fusion.FusionModel, loaded with the nli role
 
     def methods(self) -> dict[str, str]:
         """Which model serves each role, for the `method` field of outputs."""
@@ -90,4 +91,5 @@ class Backends:
             "nli": self.nli.model_id,
             "pair": self.pair.model_id if self.pair else "none",
             "llm": self.llm.model_id if self.llm else "none",
+            "fusion": self.fusion.model_id if self.fusion else "none",
         }

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from conflictdesk.errors import ModelIntegrityError, ModelMissingError
 
-ROLES = ("llm", "nli", "embedder", "pair")
+ROLES = ("llm", "nli", "embedder", "pair", "fusion")
 # Formats that can execute code when loaded are refused outright.
 REFUSED_SUFFIXES = (".pkl", ".pickle", ".pt", ".pth", ".bin.pkl", ".joblib", ".ckpt")
 

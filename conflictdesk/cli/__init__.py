@@ -24,6 +24,7 @@ COMMANDS: tuple[str, ...] = (
     "regenerate",
     "ask",
     "demo",
+    "doctor",
     "tui",
 )
 

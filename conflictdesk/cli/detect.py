@@ -25,7 +25,10 @@ input, one JSON object per line:
   {"id", "claim", "documents": [string | {"text", "title"?, "date"?, "source"?, "url"?}]}
 output, one line per input line (the id echoed):
   {"id", "relations": ["SUPPORTS" | "CONTRADICTS" | "IRRELEVANT", ...one per document],
-   "confidences": [...], "conflict": true | false, "method", "cached": {"hits", "total"}}
+   "confidences": [...], "uncertain": [true | false, ...], "conflict": true | false,
+   "verdict": "conflict" | "no_conflict" | "uncertain", "method", "cached": {"hits", "total"}}
+  (a judgment is uncertain below confidence 0.68; the verdict is uncertain when the confident
+  judgments do not settle it: a reviewer should look)
   a bad line gives {"id", "error"} and a message on stderr; the batch goes on; exit status 1.
 
 A claim is in conflict when at least one document supports it and at least one contradicts it.
@@ -51,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from conflictdesk.scoring.pipeline import detect
 
-    roles = ["nli"] + (["llm"] if args.labeller != "nli" else [])
+    roles = ["nli"] + (["llm"] if args.labeller in ("llm", "two-stage") else [])
     backends = open_backends(args, roles)
 
     def handle(value: dict[str, Any], cache: Any) -> dict[str, Any]:

@@ -17,6 +17,8 @@ EXAMPLES = """examples:
   conflictdesk models verify
   conflictdesk models add ~/models/qwen2.5-1.5b-instruct-q4_k_m.gguf --role llm
   conflictdesk models add ~/models/my.gguf --role llm --name my-llm --licence apache-2.0
+  conflictdesk models discover                # GGUFs in LM Studio, Ollama, the HF cache, ...
+  conflictdesk models discover --register 2   # register the second one found as the llm
 """
 
 
@@ -31,6 +33,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ("list", "models in the manifest and what the registry can serve", run_list),
         ("verify", "check every model file's sha256 (non-zero exit on a problem)", run_verify),
         ("add", "register a model file by absolute path and sha256 (copies nothing)", run_add),
+        (
+            "discover",
+            "list GGUFs in LM Studio, Ollama, the HF cache and $CONFLICTDESK_MODEL_PATH",
+            run_discover,
+        ),
     ):
         sub = actions.add_parser(name, help=help_text, description=help_text, epilog=EXAMPLES,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
@@ -40,6 +47,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         sub.set_defaults(func=handler)
         if name == "add":
             _add_arguments(sub)
+        if name == "discover":
+            sub.add_argument("--register", type=int, default=None, metavar="N",
+                             help="register the N-th GGUF listed (1-based) as the llm")  # fmt: skip
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -133,4 +143,32 @@ def run_add(args: argparse.Namespace) -> int:
     else:
         verb = "replaced" if replaced else "added"
         print(f"{verb} {name} ({args.role}): {path} sha256 {next(iter(entry.files.values()))}")
+    return 0
+
+
+def run_discover(args: argparse.Namespace) -> int:
+    """List the GGUFs found; with --register N, add the N-th as the llm (sha256 recorded)."""
+    from conflictdesk.backends.gguf_info import discover
+    from conflictdesk.terminal import safe_line as safe
+
+    found, problems = discover()
+    if args.register is not None:
+        if not 1 <= args.register <= len(found):
+            raise UsageError(f"--register {args.register}: {len(found)} GGUF(s) were found")
+        chosen = found[args.register - 1]
+        add = argparse.Namespace(**{**vars(args), "path": Path(chosen.path), "role": "llm",
+                                    "name": None, "licence": "unknown",
+                                    "source": f"discovered in {chosen.found_in}"})  # fmt: skip
+        return run_add(add)
+    if args.json:
+        write_json({"models": [info.to_json() for info in found], "unreadable": problems})
+        return 0
+    for index, info in enumerate(found, 1):
+        size = f"{info.size_bytes / 2**20:,.0f} MB"
+        print(f"{index:>3}  {safe(info.architecture or '?'):<10} {safe(info.quantisation or '?'):<8}"
+              f" {size:>9}  {safe(info.found_in):<24} {safe(info.path)}")  # fmt: skip
+    if not found:
+        print("no GGUF found (set CONFLICTDESK_MODEL_PATH to the folders that hold yours)")
+    for problem in problems:
+        sys.stderr.write(f"conflictdesk: skipped {safe(problem)}\n")
     return 0

@@ -9,7 +9,7 @@ from typing import Any
 
 from conflictdesk.cli import common
 from conflictdesk.errors import InputError, ModelOutputError, UsageError
-from conflictdesk.scoring.label import LABELLERS, TWO_STAGE_THRESHOLD
+from conflictdesk.scoring.label import DEFAULT_LABELLER, LABELLERS, TWO_STAGE_THRESHOLD
 from conflictdesk.scoring.pipeline import VARIANTS
 from conflictdesk.scoring.variants import SALIENT_K
 
@@ -25,7 +25,7 @@ EXAMPLES = """examples:
 input, one JSON object per line:
   {"id", "response", "documents": [string | {"text", "title"?, "date"?, "source"?, "url"?}]}
 output, one line per input line (the id echoed):
-  {"id", "claims": [{"text", "relations", "confidences", "conflict", "ratio"}], "cs_c", "cs_r",
+  {"id", "claims": [{"text", "relations", "confidences", "uncertain", "conflict", "verdict", "ratio"}], "cs_c", "cs_r",
    "method", "cached": {"hits", "total"}}
   a bad line gives {"id", "error"} and a message on stderr; the batch goes on; exit status 1.
 
@@ -47,8 +47,10 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--labeller",
         choices=LABELLERS,
-        default="nli",
-        help="nli: the embedded NLI cross-encoder (default); llm: the paper's "
+        default=DEFAULT_LABELLER,
+        help="nli: the embedded NLI cross-encoder (default); fusion: the encoder fused with "
+        "answer-aware reading features (calibrated; higher relation F1, lower conflict recall); "
+        "llm: the paper's "
         "Table 7 prompt on the GGUF model; two-stage: the encoder, and the "
         "LLM for pairs it is unsure of",
     )

@@ -9,6 +9,14 @@ from typing import Any
 from conflictdesk.types import Relation
 
 RELATIONS: tuple[Relation, ...] = (Relation.SUPPORTS, Relation.CONTRADICTS, Relation.IRRELEVANT)
+# A judgment whose calibrated confidence is below this is `uncertain`: a reviewer should look.
+# The same point as the two-stage route (scoring.label.TWO_STAGE_THRESHOLD), measured where
+# the encoder's settled pairs are >= 90% correct on SNLI dev; on the held-out development sets
+# it keeps 92% of RAMDocs eval-half pairs (83% correct, against 80% for all) and 78% of QACC
+# dev pairs (80% against 75%): see docs/model_report.md, "Abstention".
+UNCERTAIN_BELOW = 0.68
+# An uncertain judgment "could be" every relation it gives at least this probability.
+PLAUSIBLE = 0.2
 
 
 @dataclass(frozen=True)
@@ -22,7 +30,18 @@ class Judgment:
     relation: Relation
     confidence: float | None
     probabilities: tuple[float, float, float] | None
-    labeller: str  # "nli", "llm" or "llm-all-documents"
+    labeller: str  # "nli", "fusion", "llm" or "llm-all-documents"
+
+    @property
+    def uncertain(self) -> bool:
+        """A model judgment with calibrated confidence below UNCERTAIN_BELOW."""
+        return self.confidence is not None and self.confidence < UNCERTAIN_BELOW
+
+    def plausible(self) -> set[Relation]:
+        """The relation, or for an uncertain judgment every relation it finds plausible."""
+        if not self.uncertain or self.probabilities is None:
+            return {self.relation}
+        return {r for r, p in zip(RELATIONS, self.probabilities) if p >= PLAUSIBLE}
 
     def as_dict(self) -> dict[str, Any]:
         probabilities = None
@@ -33,6 +52,7 @@ class Judgment:
             "confidence": _round(self.confidence),
             "probabilities": probabilities,
             "labeller": self.labeller,
+            "uncertain": self.uncertain,
         }
 
 
@@ -54,6 +74,22 @@ class ClaimScore:
     @property
     def relations(self) -> tuple[Relation, ...]:
         return tuple(j.relation for j in self.judgments)
+
+    @property
+    def verdict(self) -> str:
+        """'conflict' or 'no_conflict' when the confident judgments settle it, else
+        'uncertain': the answer turns on judgments a reviewer should look at."""
+        sure = [j.relation for j in self.judgments if not j.uncertain]
+        if Relation.SUPPORTS in sure and Relation.CONTRADICTS in sure:
+            return "conflict"
+        options = [j.plausible() for j in self.judgments]
+        could = any(
+            Relation.SUPPORTS in a and Relation.CONTRADICTS in b
+            for i, a in enumerate(options)
+            for k, b in enumerate(options)
+            if i != k
+        )
+        return "uncertain" if could else "no_conflict"
 
 
 @dataclass(frozen=True)
@@ -87,7 +123,9 @@ class ScoreResult:
                     "text": claim.text,
                     "relations": [r.value for r in claim.relations],
                     "confidences": [_round(j.confidence) for j in claim.judgments],
+                    "uncertain": [j.uncertain for j in claim.judgments],
                     "conflict": claim.conflict,
+                    "verdict": claim.verdict,
                     "ratio": _round(claim.ratio),
                 }
                 for claim in self.claims
@@ -115,7 +153,9 @@ class Detection:
         return {
             "relations": [r.value for r in self.claim.relations],
             "confidences": [_round(j.confidence) for j in self.claim.judgments],
+            "uncertain": [j.uncertain for j in self.claim.judgments],
             "conflict": self.conflict,
+            "verdict": self.claim.verdict,
             "method": self.method,
             "cached": self.cache.as_dict(),
         }

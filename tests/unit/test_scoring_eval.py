@@ -1,18 +1,10 @@
-"""The evaluation script's case construction, baseline and Table 2 metrics."""
+"""Evaluation cases (conflictdesk.evaluation.cases): construction, baseline and Table 2 metrics."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "eval_conflictscore.py"
-spec = importlib.util.spec_from_file_location("eval_conflictscore", SCRIPT)
-ev = importlib.util.module_from_spec(spec)
-sys.modules.setdefault("eval_conflictscore", ev)  # dataclasses look their module up
-spec.loader.exec_module(ev)
+from conflictdesk.evaluation import cases as ev
 
 RAMDOCS = {
     "question": "What is the population of Broken Bow?",

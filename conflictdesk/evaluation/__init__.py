@@ -1,0 +1,1 @@
+"""Evaluation code shared by the scripts: cases, baselines, metrics."""

@@ -1,0 +1,61 @@
+"""Accuracy against coverage for the labellers' calibrated confidence, and how often a case's
+verdict is `uncertain` (conflictdesk.scoring.results.UNCERTAIN_BELOW), on the held-out
+development sets. Reads the NLI scores cached by scripts/train_fusion.py."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from conflictdesk.evaluation.cases import detection_metrics
+from conflictdesk.scoring.metrics import score_claim
+from conflictdesk.scoring.results import RELATIONS, UNCERTAIN_BELOW, Judgment
+from conflictdesk.training.fusion import CaseSet
+from conflictdesk.types import Relation
+
+THRESHOLDS = (0.0, 0.5, 0.6, UNCERTAIN_BELOW, 0.8, 0.9)
+
+
+def coverage(probabilities: np.ndarray, case_set: CaseSet) -> list[dict[str, float]]:
+    """Pair accuracy of the argmax over the model-judged (ungated) pairs whose confidence
+    reaches each threshold, and the share of pairs kept."""
+    open_rows = ~case_set.gate
+    p, y = probabilities[open_rows], case_set.y[open_rows]
+    confidence, correct = p.max(axis=1), p.argmax(axis=1) == y
+    return [
+        {"threshold": t, "coverage": float((confidence >= t).mean()),
+         "accuracy": float(correct[confidence >= t].mean()) if (confidence >= t).any() else 0.0}
+        for t in THRESHOLDS
+    ]  # fmt: skip
+
+
+def judgments_of(probabilities: np.ndarray, case_set: CaseSet, case: int) -> list[Judgment]:
+    """The judgments a labeller with these probabilities gives one case (gated pairs too)."""
+    out = []
+    for row in np.where(case_set.groups == case)[0]:
+        if case_set.gate[row]:
+            out.append(Judgment(Relation.IRRELEVANT, None, None, "gate"))
+            continue
+        triple = tuple(float(v) for v in probabilities[row])
+        best = int(np.argmax(triple))
+        out.append(Judgment(RELATIONS[best], triple[best], triple, "model"))  # type: ignore[arg-type]
+    return out
+
+
+def verdicts(probabilities: np.ndarray, case_set: CaseSet) -> dict[str, Any]:
+    """Share of cases whose verdict is uncertain, and detection on the settled ones."""
+    found = [score_claim("", judgments_of(probabilities, case_set, i)).verdict
+             for i in range(len(case_set.cases))]  # fmt: skip
+    gold = [c.conflict for c in case_set.cases]
+    settled = [v != "uncertain" for v in found]
+    return {
+        "uncertain_share": 1 - float(np.mean(settled)) if found else 0.0,
+        "settled": detection_metrics(_keep(gold, settled),
+                                     _keep([v == "conflict" for v in found], settled)),
+    }  # fmt: skip
+
+
+def _keep(values: Sequence[bool], mask: Sequence[bool]) -> list[bool]:
+    return [v for v, k in zip(values, mask, strict=True) if k]

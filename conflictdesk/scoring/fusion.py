@@ -1,0 +1,206 @@
+"""The fusion labeller: NLI probabilities and answer-aware reading features combined by a small
+multinomial logistic regression (numpy; weights in a JSON file, no pickle).
+
+For a (claim, document) pair the cross-encoder is asked three times: the document (windowed,
+max-evidence) against the claim, the document's answer-bearing sentence against the claim, and
+the claim against that sentence (the reverse direction). Their probabilities and the reading
+features of `conflictdesk.scoring.reading` form one vector (`FEATURES`); the regression gives
+P(SUPPORTS, CONTRADICTS, IRRELEVANT), calibrated by a temperature fitted on held-out data."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from conflictdesk.errors import ModelIntegrityError
+from conflictdesk.scoring.reading import (
+    KINDS,
+    ClaimFrame,
+    Reading,
+    frame_claim,
+    read_document,
+    sibling_features,
+)
+from conflictdesk.types import NLIScores
+
+FEATURES = (
+    "doc_entail", "doc_contra", "doc_neutral",
+    "key_entail", "key_contra", "key_neutral",
+    "rev_entail", "rev_contra",
+    "question_share_document", "question_share_key",
+    "answer_in_document", "answer_in_key", "answer_token_share",
+    "other_value_in_key", "other_values_in_document", "key_position", "log_length",
+    *(f"kind_{k}" for k in KINDS),
+    "missing_answer_x_question_key", "other_value_x_no_answer", "key_contra_x_question_key",
+    "doc_contra_x_answer", "key_entail_x_answer_in_key",
+    "twin_of_supporter", "answer_document_share", "twin_x_no_answer", "twin_x_other_value",
+)  # fmt: skip
+OUTPUTS = ("SUPPORTS", "CONTRADICTS", "IRRELEVANT")
+
+
+def feature_vector(
+    frame: ClaimFrame,
+    reading: Reading,
+    document: NLIScores,
+    key: NLIScores,
+    reverse: NLIScores,
+    siblings: tuple[float, float] = (0.0, 0.0),
+) -> np.ndarray:
+    """The fusion features of one (claim, document) pair, in `FEATURES` order."""
+    r = reading
+    base = [
+        document.entailment, document.contradiction, document.neutral,
+        key.entailment, key.contradiction, key.neutral,
+        reverse.entailment, reverse.contradiction,
+        r.question_share_document, r.question_share_key,
+        r.answer_in_document, r.answer_in_key, r.answer_token_share,
+        r.other_value_in_key, r.other_values_in_document, r.key_position, r.log_length,
+        *(float(frame.kind == k) for k in KINDS),
+        (1 - r.answer_in_document) * r.question_share_key,
+        r.other_value_in_key * (1 - r.answer_in_key),
+        key.contradiction * r.question_share_key,
+        document.contradiction * r.answer_in_document,
+        key.entailment * r.answer_in_key,
+        siblings[0], siblings[1],
+        siblings[0] * (1 - r.answer_in_document),
+        siblings[0] * r.other_value_in_key,
+    ]  # fmt: skip
+    return np.asarray(base, dtype=np.float64)
+
+
+Classify = Callable[[list[tuple[str, str]]], Mapping[tuple[str, str], NLIScores]]
+
+
+def nli_requests(claim: str, reading: Reading, text: str) -> list[tuple[str, str]]:
+    """The three (premise, hypothesis) pairs the features need."""
+    return [(text, claim), (reading.key_sentence, claim), (claim, reading.key_sentence)]
+
+
+def pair_features(
+    pairs: Sequence[tuple[str, str]],
+    classify: Classify,
+    siblings: Mapping[str, Sequence[str]] | None = None,
+) -> np.ndarray:
+    """Feature rows for (claim, document text) pairs; `classify` scores all the NLI requests
+    at once (the one feature function of training and inference). `siblings` maps a claim to
+    every document judged against it (default: the documents paired with it here)."""
+    if siblings is None:
+        grouped: dict[str, list[str]] = {}
+        for claim, text in pairs:
+            grouped.setdefault(claim, []).append(text)
+        siblings = grouped
+    frames = {claim: frame_claim(claim) for claim, _ in pairs}
+    readings = [read_document(frames[claim], text) for claim, text in pairs]
+    requests = [
+        request
+        for (claim, text), reading in zip(pairs, readings, strict=True)
+        for request in nli_requests(claim, reading, text)
+    ]
+    scores = classify(list(dict.fromkeys(requests)))
+    rows = []
+    for (claim, text), reading in zip(pairs, readings, strict=True):
+        doc, key, rev = (scores[r] for r in nli_requests(claim, reading, text))
+        around = sibling_features(frames[claim], text, siblings.get(claim, ()))
+        rows.append(feature_vector(frames[claim], reading, doc, key, rev, around))
+    return np.stack(rows) if rows else np.zeros((0, len(FEATURES)))
+
+
+@dataclass(frozen=True)
+class FusionModel:
+    """Standardised features → softmax(W·x + b) / T over `OUTPUTS`."""
+
+    model_id: str
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray  # (features, outputs)
+    bias: np.ndarray  # (outputs,)
+    temperature: float
+
+    @classmethod
+    def load(cls, path: Path, model_id: str) -> FusionModel:
+        """Read the JSON weights written by `to_json`; a file for other features is refused."""
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if tuple(data.get("features", ())) != FEATURES or tuple(data.get("outputs", ())) != OUTPUTS:
+            raise ModelIntegrityError(
+                f"{path}: fusion weights were trained for other features; rebuild with "
+                "scripts/train_fusion.py"
+            )
+        return cls(
+            model_id,
+            np.asarray(data["mean"], dtype=np.float64),
+            np.asarray(data["scale"], dtype=np.float64),
+            np.asarray(data["weights"], dtype=np.float64),
+            np.asarray(data["bias"], dtype=np.float64),
+            float(data["temperature"]),
+        )
+
+    def to_json(self) -> dict:
+        return {
+            "features": list(FEATURES),
+            "outputs": list(OUTPUTS),
+            "mean": self.mean.round(6).tolist(),
+            "scale": self.scale.round(6).tolist(),
+            "weights": self.weights.round(6).tolist(),
+            "bias": self.bias.round(6).tolist(),
+            "temperature": round(self.temperature, 4),
+        }
+
+    def logits(self, features: np.ndarray) -> np.ndarray:
+        x = (np.atleast_2d(features) - self.mean) / self.scale
+        return x @ self.weights + self.bias
+
+    def probabilities(self, features: np.ndarray) -> np.ndarray:
+        """Rows of P(SUPPORTS, CONTRADICTS, IRRELEVANT)."""
+        return softmax(self.logits(features) / self.temperature)
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def fit_logistic(
+    x: np.ndarray,
+    y: np.ndarray,
+    *,
+    l2: float = 1e-2,
+    steps: int = 3000,
+    lr: float = 0.1,
+    class_weight: Sequence[float] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Multinomial logistic regression by full-batch gradient descent with Adam on
+    standardised features: (mean, scale, weights, bias)."""
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale < 1e-6] = 1.0
+    z = (x - mean) / scale
+    n, d = z.shape
+    k = len(OUTPUTS)
+    onehot = np.eye(k)[y]
+    sample_w = np.asarray(class_weight, dtype=np.float64)[y] if class_weight else np.ones(n)
+    sample_w = sample_w / sample_w.mean()
+    params = [np.zeros((d, k)), np.zeros(k)]
+    moments = [[np.zeros_like(p), np.zeros_like(p)] for p in params]
+    for step in range(1, steps + 1):
+        grad_logits = (softmax(z @ params[0] + params[1]) - onehot) * sample_w[:, None] / n
+        grads = [z.T @ grad_logits + l2 * params[0], grad_logits.sum(axis=0)]
+        for p, g, m in zip(params, grads, moments, strict=True):
+            m[0] = 0.9 * m[0] + 0.1 * g
+            m[1] = 0.999 * m[1] + 0.001 * g * g
+            p -= lr * (m[0] / (1 - 0.9**step)) / (np.sqrt(m[1] / (1 - 0.999**step)) + 1e-8)
+    return mean, scale, params[0], params[1]
+
+
+def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
+    """The temperature minimising the negative log-likelihood of `y` (grid search)."""
+    best, best_nll = 1.0, float("inf")
+    for t in np.arange(0.5, 3.01, 0.05):
+        p = softmax(logits / t)
+        nll = -float(np.mean(np.log(p[np.arange(len(y)), y] + 1e-12)))
+        if nll < best_nll:
+            best, best_nll = float(t), nll
+    return best

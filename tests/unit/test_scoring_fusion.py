@@ -1,0 +1,124 @@
+"""The fusion labeller: answer-aware reading, the feature vector, the regression and its use
+through label_claims."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from conflictdesk.errors import CapabilityError, ModelIntegrityError
+from conflictdesk.scoring.fusion import (
+    FEATURES,
+    FusionModel,
+    fit_logistic,
+    fit_temperature,
+    pair_features,
+    softmax,
+)
+from conflictdesk.scoring.label import label_claims
+from conflictdesk.scoring.reading import answer_kind, frame_claim, read_document
+from conflictdesk.types import Document, NLIScores, Relation
+from tests.fakes import fake_backends
+
+CLAIM = "The answer to the question When was the Quarry Bridge opened? is 1931."
+
+
+def test_template_claim_is_framed_as_question_and_answer():
+    frame = frame_claim(CLAIM)
+    assert frame.context == "When was the Quarry Bridge opened?"
+    assert frame.answers == ("1931",) and frame.kind == "year"
+    hedged = frame_claim("The answer to the question Who built it? is Ann Lee or Bo Tan.")
+    assert hedged.answers == ("Ann Lee", "Bo Tan") and hedged.kind == "name"
+
+
+def test_free_claim_uses_its_own_values():
+    frame = frame_claim("The dam holds 40 million cubic metres of water.")
+    assert frame.kind == "number" and frame.answers == ("40",)
+    assert frame_claim("Ice is cold.").kind == "text"
+
+
+@pytest.mark.parametrize(
+    ("answer", "kind"), [("1931", "year"), ("12 May 1931", "year"), ("3,559 people", "number"),
+                         ("Ann Lee", "name"), ("blue", "text")],
+)  # fmt: skip
+def test_answer_kind(answer, kind):
+    assert answer_kind(answer) == kind
+
+
+def test_reading_finds_another_value_in_the_answer_bearing_sentence():
+    frame = frame_claim(CLAIM)
+    other = read_document(frame, "Traffic is heavy. The Quarry Bridge was opened in 1928.")
+    assert other.key_sentence == "The Quarry Bridge was opened in 1928."
+    assert other.answer_in_document == 0.0 and other.other_value_in_key == 1.0
+    assert other.question_share_key == 1.0
+    same = read_document(frame, "The Quarry Bridge was opened in 1931 by the mayor.")
+    assert same.answer_in_key == 1.0 and same.other_value_in_key == 0.0
+    unrelated = read_document(frame, "Apples grow on trees in the orchard.")
+    assert unrelated.question_share_document == 0.0
+
+
+def test_pair_features_shape_and_requests():
+    seen: list[tuple[str, str]] = []
+
+    def classify(requests):
+        seen.extend(requests)
+        return {r: NLIScores(0.2, 0.5, 0.3) for r in requests}
+
+    x = pair_features([(CLAIM, "The Quarry Bridge was opened in 1928. It is long.")], classify)
+    assert x.shape == (1, len(FEATURES))
+    assert len(seen) == 3 and seen[0][1] == CLAIM and seen[2][0] == CLAIM  # both directions
+    assert x[0, FEATURES.index("doc_contra")] == pytest.approx(0.3)
+
+
+def test_logistic_regression_learns_a_separable_rule_and_round_trips(tmp_path):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(600, len(FEATURES)))
+    y = np.argmax(x[:, :3], axis=1)  # the class is the largest of the first three features
+    mean, scale, w, b = fit_logistic(x, y, steps=800)
+    model = FusionModel("m@1", mean, scale, w, b, fit_temperature((x - mean) / scale @ w + b, y))
+    accuracy = float((model.probabilities(x).argmax(axis=1) == y).mean())
+    assert accuracy > 0.9
+    path = tmp_path / "fusion.json"
+    path.write_text(json.dumps(model.to_json()))
+    again = FusionModel.load(path, "m@1")
+    assert np.allclose(again.probabilities(x[:5]), model.probabilities(x[:5]), atol=1e-4)
+    data = model.to_json() | {"features": ["other"]}
+    path.write_text(json.dumps(data))
+    with pytest.raises(ModelIntegrityError):
+        FusionModel.load(path, "m@1")
+
+
+def test_softmax_rows_sum_to_one():
+    p = softmax(np.array([[1000.0, 0.0, -1000.0], [0.0, 0.0, 0.0]]))
+    assert np.allclose(p.sum(axis=1), 1.0) and p[0, 0] == pytest.approx(1.0)
+
+
+def contradiction_model() -> FusionModel:
+    """A hand-set model that follows the answer features: answer present → SUPPORTS, another
+    value in the key sentence → CONTRADICTS, else IRRELEVANT."""
+    w = np.zeros((len(FEATURES), 3))
+    w[FEATURES.index("answer_in_key"), 0] = 4.0
+    w[FEATURES.index("other_value_in_key"), 1] = 4.0
+    b = np.array([-2.0, -2.0, 0.0])
+    return FusionModel("hand@1", np.zeros(len(FEATURES)), np.ones(len(FEATURES)), w, b, 1.0)
+
+
+def test_label_claims_with_fusion_uses_the_model_and_says_so():
+    backends = fake_backends()
+    backends = type(backends)(**{**backends.__dict__, "fusion": contradiction_model()})
+    docs = [Document("The Quarry Bridge was opened in 1931."),
+            Document("The Quarry Bridge was opened in 1928."),
+            Document("The Quarry Bridge is painted green.")]  # fmt: skip
+    labelling = label_claims([CLAIM], docs, backends, labeller="fusion")
+    relations = [j.relation for j in labelling.judgments[0]]
+    assert relations == [Relation.SUPPORTS, Relation.CONTRADICTS, Relation.IRRELEVANT]
+    assert labelling.method.startswith("fusion(hand@1 over nli(")
+    assert all(j.labeller == "fusion" for j in labelling.judgments[0])
+
+
+def test_fusion_without_weights_is_a_clear_error():
+    with pytest.raises(CapabilityError, match="fusion"):
+        label_claims([CLAIM], [Document("The Quarry Bridge opened in 1931.")], fake_backends(),
+                     labeller="fusion")  # fmt: skip
