@@ -34,6 +34,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--report", type=Path, default=Path("docs/model_report.md"))
+    parser.add_argument(
+        "--report-only", action="store_true", help="rewrite the report from the last run's metrics"
+    )
     parser.add_argument("--dry-run", action="store_true", help="report only; write no model")
     args = parser.parse_args(argv)
     config = TrainConfig(
@@ -55,12 +58,20 @@ def main(argv: list[str] | None = None) -> None:
         with open(work / "log.jsonl", "a", encoding="utf-8") as handle:
             handle.write(line + "\n")
 
-    result = pair_detector.run(config, args.layout, work, log, write=not args.dry_run)
+    if args.report_only:
+        result = json.loads((work / f"metrics-{args.layout}.json").read_text("utf-8"))
+    else:
+        result = pair_detector.run(config, args.layout, work, log, write=not args.dry_run)
     if not args.dry_run:
         command = "nice .venv/bin/python scripts/train_pair_detector.py" + (
             f" --layout {args.layout}" if args.layout != NLI_LAYOUT else ""
         )
-        pair_report.replace_section(args.report, pair_report.markdown(result, command))
+        other = work / f"metrics-{EMBEDDING_LAYOUT}.json"
+        ablation = json.loads(other.read_text("utf-8")) if other.exists() else None
+        lines = pair_report.markdown(
+            result, command, ablation if args.layout == NLI_LAYOUT else None
+        )
+        pair_report.replace_section(args.report, lines)
 
 
 if __name__ == "__main__":

@@ -67,7 +67,20 @@ def routing_lines(table: list[dict]) -> list[str]:
     return lines
 
 
-def markdown(result: dict, command: str) -> list[str]:
+def ablation_lines(result: dict, ablation: dict | None) -> list[str]:
+    """Stage-1 F1 with embeddings alone (the `--layout emb4 --dry-run` result) beside it."""
+    if not ablation:
+        return []
+    cells = [
+        f"{name} {_fmt(ablation['heldout'][name]['f1'])} (with NLI {_fmt(r['f1'])})"
+        for name, r in result["heldout"].items()
+        if name in ablation["heldout"]
+    ]
+    return [f"Ablation, layout `{ablation['layout']}` (embeddings alone), stage-1 F1: "
+            + "; ".join(cells) + ".", ""]  # fmt: skip
+
+
+def markdown(result: dict, command: str, ablation: dict | None = None) -> list[str]:
     """The whole section, from a `pair_detector.run` result."""
     route = result["route"]
     verdict = (
@@ -95,6 +108,7 @@ def markdown(result: dict, command: str) -> list[str]:
         "",
         verdict,
         "",
+        *ablation_lines(result, ablation),
         (
             "Per type (the product's typing: none below 0.5, else head 2's best conflict type). "
             "ConflictQA conflicts are factual and PERSPECTRUM conflicts opinion by construction; "
@@ -103,8 +117,10 @@ def markdown(result: dict, command: str) -> list[str]:
         "",
         *type_lines(result["heldout"]),
         "",
-        ("Head 2 alone on the gold conflicts (its best conflict type; how stage-2 conflicts are "
-        "typed):"),
+        (
+            "Head 2 alone on the gold conflicts (its best conflict type; how stage-2 conflicts are "
+            "typed):"
+        ),
         "",
         *type_lines(result["heldout"], "per_type_given_conflict"),
         "",

@@ -161,6 +161,10 @@ def test_report_section_replaces_only_the_pair_section(tmp_path):
     off = pair_report.markdown(_result("stage2-only"), "cmd")
     assert any("NOT beat" in line for line in off)
     assert any("| **no** |" in line for line in off)
+    ablation = {**_result("two-stage"), "layout": "emb4"}
+    ablation["heldout"] = {"conflictqa_test": {**ablation["heldout"]["conflictqa_test"], "f1": 0.7}}
+    lines = pair_report.markdown(_result("two-stage"), "cmd", ablation)
+    assert "conflictqa_test 0.700 (with NLI 0.800)" in "\n".join(lines)
 
 
 def test_trained_mlp_exports_to_onnx_that_the_product_back_end_reads(tmp_path):
