@@ -1,9 +1,9 @@
 """Train ConflictRAG's stage-1 pair detector, calibrate it on development pairs, export it to
 int8 ONNX in models/pair/, register it and report held-out figures beside the baselines.
 
-    nice .venv/bin/python scripts/train_pair_detector.py            # train, export, report
-    .venv/bin/python scripts/train_pair_detector.py --layout emb4  # the embeddings-only ablation
-    .venv/bin/python scripts/train_pair_detector.py --dry-run      # figures only, nothing written
+    nice .venv/bin/python scripts/train_pair_detector.py    # train, export, register, report
+    nice .venv/bin/python scripts/train_pair_detector.py --layout emb4+nli6 --dry-run  # ablation
+    .venv/bin/python scripts/train_pair_detector.py --report-only  # report from the last metrics
 
 Features (conflictdesk/analysis/pair_features.py, shared with inference) are cached in
 .train/pair/ (embeddings by text, NLI probabilities by pair), so a killed run resumes. Data
@@ -23,7 +23,12 @@ from conflictdesk.training.pair_model import TrainConfig
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--layout", choices=(NLI_LAYOUT, EMBEDDING_LAYOUT), default=NLI_LAYOUT)
+    parser.add_argument(
+        "--layout",
+        choices=(EMBEDDING_LAYOUT, NLI_LAYOUT),
+        default=EMBEDDING_LAYOUT,
+        help="emb4: ConflictRAG's embedding features (shipped); emb4+nli6: plus NLI both ways",
+    )
     parser.add_argument("--work", type=Path, default=Path(".train/pair"))
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--batch-size", type=int, default=128)
@@ -64,13 +69,12 @@ def main(argv: list[str] | None = None) -> None:
         result = pair_detector.run(config, args.layout, work, log, write=not args.dry_run)
     if not args.dry_run:
         command = "nice .venv/bin/python scripts/train_pair_detector.py" + (
-            f" --layout {args.layout}" if args.layout != NLI_LAYOUT else ""
+            f" --layout {args.layout}" if args.layout != EMBEDDING_LAYOUT else ""
         )
-        other = work / f"metrics-{EMBEDDING_LAYOUT}.json"
+        other_layout = EMBEDDING_LAYOUT if args.layout == NLI_LAYOUT else NLI_LAYOUT
+        other = work / f"metrics-{other_layout}.json"
         ablation = json.loads(other.read_text("utf-8")) if other.exists() else None
-        lines = pair_report.markdown(
-            result, command, ablation if args.layout == NLI_LAYOUT else None
-        )
+        lines = pair_report.markdown(result, command, ablation)
         pair_report.replace_section(args.report, lines)
 
 

@@ -1,9 +1,9 @@
 """The stage-1 pair features: one function for training and inference.
 
-ConflictRAG eq. 3 builds f_ij = [e_i; e_j; |e_i − e_j|; e_i ⊙ e_j] from passage embeddings.
-Embeddings alone do not separate a passage from its negation, so the shipped layout adds the
-NLI cross-encoder's probabilities in both directions on the two passages (each clipped to its
-first `NLI_WORDS` words, so one pair is one window): [f_ij; nli(i→j); nli(j→i)]."""
+ConflictRAG eq. 3 builds f_ij = [e_i; e_j; |e_i − e_j|; e_i ⊙ e_j] from passage embeddings
+(layout "emb4"). Layout "emb4+nli6" adds the NLI cross-encoder's probabilities in both
+directions on the two passages (each clipped to its first `NLI_WORDS` words, so one pair is
+one window): [f_ij; nli(i→j); nli(j→i)]. The model's config names its layout."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from conflictdesk.analysis.pair_features import NLI_LAYOUT, NLI_WORDS
+from conflictdesk.analysis.pair_features import EMBEDDING_LAYOUT, NLI_LAYOUT, NLI_WORDS
 from conflictdesk.training import pair_data, pair_eval, pair_model
 from conflictdesk.training.features import EmbeddingCache, NLICache
 from conflictdesk.training.pairs import TEXT_TEMPLATE, TextPair
@@ -24,8 +24,8 @@ LICENCE = (
     "(CC BY-SA 4.0), QACC (CC BY-SA 3.0) and RAMDocs (MIT)"
 )
 SOURCE = (
-    "trained from scratch by scripts/train_pair_detector.py on embeddings of models/embedder "
-    "(minilm-l6-embedder-int8) and NLI probabilities of models/nli (conflictdesk-nli-minilm-int8)"
+    "trained from scratch by scripts/train_pair_detector.py on {layout} features of "
+    "models/embedder (minilm-l6-embedder-int8){nli}"
 )
 
 
@@ -124,11 +124,20 @@ def set_route(out: Path, route: str) -> None:
     path.write_text(json.dumps(config, indent=2) + "\n", "utf-8")
 
 
-def register(out: Path, extra: dict) -> None:
+def register(out: Path, extra: dict, layout: str) -> None:
     from conflictdesk.backends.manifest import Manifest, entry_for, models_dir
 
     entry = entry_for(
-        MODEL_NAME, "pair", out, base=models_dir(), licence=LICENCE, source=SOURCE, rebuild=REBUILD
+        MODEL_NAME,
+        "pair",
+        out,
+        base=models_dir(),
+        licence=LICENCE,
+        source=SOURCE.format(
+            layout=layout,
+            nli=" and models/nli (conflictdesk-nli-minilm-int8)" if layout == NLI_LAYOUT else "",
+        ),
+        rebuild=REBUILD + ("" if layout == EMBEDDING_LAYOUT else f" --layout {layout}"),
     )
     entry.extra = extra
     manifest = Manifest.load()

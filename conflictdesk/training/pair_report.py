@@ -68,15 +68,15 @@ def routing_lines(table: list[dict]) -> list[str]:
 
 
 def ablation_lines(result: dict, ablation: dict | None) -> list[str]:
-    """Stage-1 F1 with embeddings alone (the `--layout emb4 --dry-run` result) beside it."""
+    """Stage-1 F1 of the other feature layout (a `--dry-run` result) beside the shipped one."""
     if not ablation:
         return []
     cells = [
-        f"{name} {_fmt(ablation['heldout'][name]['f1'])} (with NLI {_fmt(r['f1'])})"
+        f"{name} {_fmt(ablation['heldout'][name]['f1'])} (shipped {_fmt(r['f1'])})"
         for name, r in result["heldout"].items()
         if name in ablation["heldout"]
     ]
-    return [f"Ablation, layout `{ablation['layout']}` (embeddings alone), stage-1 F1: "
+    return [f"Ablation, layout `{ablation['layout']}`, stage-1 F1: "
             + "; ".join(cells) + ".", ""]  # fmt: skip
 
 
@@ -97,11 +97,11 @@ def markdown(result: dict, command: str, ablation: dict | None = None) -> list[s
         "",
         (
             f"Produced by `{command}` (feature layout `{result['layout']}`: embeddings of "
-            '"{query}\\n{passage}" plus NLI probabilities in both directions on the first 60 words '
-            "of each passage; conflictdesk/analysis/pair_features.py). Sets are question-level splits "
-            "never trained or calibrated on, sampled with a fixed seed "
-            "(conflictdesk/training/pair_data.py). NLI alone = contradiction on top in either "
-            "direction on the same clipped passages."
+            '"{query}\\n{passage}" as in ConflictRAG eq. 3; `emb4+nli6` adds NLI probabilities in '
+            "both directions on the first 60 words of each passage; "
+            "conflictdesk/analysis/pair_features.py). Sets are question-level splits never trained "
+            "or calibrated on, sampled with a fixed seed (conflictdesk/training/pair_data.py). NLI "
+            "alone = contradiction on top in either direction on those clipped passages."
         ),
         "",
         *heldout_lines(result["heldout"]),

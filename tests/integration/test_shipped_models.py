@@ -183,11 +183,15 @@ def test_pair_detector_on_real_embeddings(pair_dir):
         "The museum was founded in 1958.",
     ]
     e = embedder.embed([f"{q}\n{p}" for p in passages])
-    nli = CT2CrossEncoder(nli_dir, device="cpu", threads=1)
-    inputs = nli_inputs(passages[0], passages[1]) + nli_inputs(passages[0], passages[2])
-    probs = nli_matrix(nli.classify(inputs))
-    x = pair_features(e[[0, 0]], e[[1, 2]], probs[0::2], probs[1::2])
-    scores = OnnxPairClassifier(pair_dir, device="cpu", threads=1).classify(x)
+    detector = OnnxPairClassifier(pair_dir, device="cpu", threads=1)
+    nli_features: tuple = ()
+    if detector.layout == NLI_LAYOUT:
+        nli = CT2CrossEncoder(nli_dir, device="cpu", threads=1)
+        inputs = nli_inputs(passages[0], passages[1]) + nli_inputs(passages[0], passages[2])
+        probs = nli_matrix(nli.classify(inputs))
+        nli_features = (probs[0::2], probs[1::2])
+    x = pair_features(e[[0, 0]], e[[1, 2]], *nli_features)
+    scores = detector.classify(x)
     assert len(scores) == 2
     assert all(0.0 <= s.conflict <= 1.0 and abs(sum(s.types) - 1) < 1e-3 for s in scores)
     assert scores[1].conflict > scores[0].conflict  # 1911 vs 1958 against two 1911s

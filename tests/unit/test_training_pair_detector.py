@@ -164,7 +164,7 @@ def test_report_section_replaces_only_the_pair_section(tmp_path):
     ablation = {**_result("two-stage"), "layout": "emb4"}
     ablation["heldout"] = {"conflictqa_test": {**ablation["heldout"]["conflictqa_test"], "f1": 0.7}}
     lines = pair_report.markdown(_result("two-stage"), "cmd", ablation)
-    assert "conflictqa_test 0.700 (with NLI 0.800)" in "\n".join(lines)
+    assert "conflictqa_test 0.700 (shipped 0.800)" in "\n".join(lines)
 
 
 def test_trained_mlp_exports_to_onnx_that_the_product_back_end_reads(tmp_path):
