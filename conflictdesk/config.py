@@ -1,7 +1,9 @@
-"""Runtime configuration: a TOML file, then `CONFLICTDESK_*` environment variables, then flags.
+"""Runtime settings: a TOML file, then `CONFLICTDESK_*` environment variables, then flags.
 
 Later sources win: `~/.config/conflictdesk/config.toml` < environment < explicit overrides
-(the CLI passes its flags as overrides). Unknown keys and bad values are errors, not ignored."""
+(the CLI passes its flags as overrides). Unknown keys and bad values are errors, not ignored.
+Every location the product uses (database, models, data, cache) is a setting here; the shipped
+models are found through the import system (`conflictdesk.locations`)."""
 
 from __future__ import annotations
 
@@ -12,20 +14,26 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from conflictdesk.backends.manifest import models_dir as default_models_dir
 from conflictdesk.errors import UsageError
 
 DEVICES = ("auto", "cpu", "cuda")
 ENV_PREFIX = "CONFLICTDESK_"
-# `CONFLICTDESK_MODELS` predates this module (manifest.models_dir); both names are honoured.
-ENV_ALIASES = {"CONFLICTDESK_MODELS": "models_dir"}
+# Older names, still honoured: `CONFLICTDESK_MODELS` (manifest.models_dir), `CONFLICTDESK_DB`
+# (the CLI's database) and `CONFLICTDESK_DATA` (the training data builders).
+ENV_ALIASES = {
+    "CONFLICTDESK_MODELS": "models_dir",
+    "CONFLICTDESK_DB": "db_path",
+    "CONFLICTDESK_DATA": "data_dir",
+}
+PATH_FIELDS = ("models_dir", "llm_path", "db_path", "data_dir", "cache_dir")
 
 
 @dataclass(frozen=True)
-class Config:
-    """Where models live and how they run.
+class Settings:
+    """Where things live (database, models, evaluation data, cache) and how models run.
 
-    `threads` 0 means "let the runtime choose"; `n_gpu_layers` -1 (the default) offloads every
+    `db_path` and `cache_dir` default to the user data and cache directories; `data_dir` (the
+    evaluation and training data) has no default. `threads` 0 means "let the runtime choose"; `n_gpu_layers` -1 (the default) offloads every
     layer of the GGUF when llama.cpp was built with CUDA (a CPU build ignores it);
     `device="cpu"` keeps everything on the CPU."""
 
@@ -35,6 +43,9 @@ class Config:
     threads: int = 0
     device: str = "auto"
     n_ctx: int = 4096
+    db_path: Path | None = None
+    data_dir: Path | None = None
+    cache_dir: Path | None = None
 
     def __post_init__(self) -> None:
         if self.device not in DEVICES:
@@ -46,8 +57,11 @@ class Config:
         if self.n_gpu_layers < -1:
             raise UsageError(f"n_gpu_layers must be -1 (all) or >= 0, not {self.n_gpu_layers}")
 
-    def as_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+
+
+Config = Settings  # the engine's name for the model part of the settings
 
 
 def default_config_path() -> Path:
@@ -61,7 +75,7 @@ def default_config_path() -> Path:
 
 def load_config(
     path: Path | None = None, env: Mapping[str, str] | None = None, **overrides: Any
-) -> Config:
+) -> Settings:
     """Merge file < environment < `overrides` (None values in overrides are skipped)."""
     env = os.environ if env is None else env
     values: dict[str, Any] = {}
@@ -69,8 +83,29 @@ def load_config(
     values.update(_from_env(env))
     values.update({k: v for k, v in overrides.items() if v is not None})
     _check_keys(values, "override")
-    base = Config(models_dir=default_models_dir())
-    return replace(base, **{k: _coerce(k, v) for k, v in values.items()})
+    resolved = {k: _coerce(k, v) for k, v in values.items()}
+    return replace(_defaults(resolved), **resolved)
+
+
+load_settings = load_config
+
+
+def _defaults(values: Mapping[str, Any]) -> Settings:
+    """Default locations, computed only for what no source set."""
+    from platformdirs import user_cache_dir, user_data_dir
+
+    models = values.get("models_dir")
+    return Settings(
+        models_dir=models if models is not None else default_models_dir(),
+        db_path=Path(user_data_dir("conflictdesk")) / "conflictdesk.db",
+        cache_dir=Path(user_cache_dir("conflictdesk")),
+    )
+
+
+def default_models_dir() -> Path:
+    from conflictdesk.locations import shipped_models
+
+    return shipped_models()
 
 
 def _from_file(path: Path) -> dict[str, Any]:
@@ -87,7 +122,7 @@ def _from_file(path: Path) -> dict[str, Any]:
 
 
 def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
-    names = {f.name for f in fields(Config)}
+    names = {f.name for f in fields(Settings)}
     values: dict[str, Any] = {}
     for key, raw in env.items():
         if key in ENV_ALIASES:
@@ -98,7 +133,7 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
 
 
 def _check_keys(values: Mapping[str, Any], where: str) -> None:
-    names = {f.name for f in fields(Config)}
+    names = {f.name for f in fields(Settings)}
     unknown = sorted(set(values) - names)
     if unknown:
         raise UsageError(
@@ -108,9 +143,9 @@ def _check_keys(values: Mapping[str, Any], where: str) -> None:
 
 def _coerce(name: str, value: Any) -> Any:
     """Turn a TOML/env/flag value into the field's type, with a clear error."""
-    if name in ("models_dir", "llm_path"):
+    if name in PATH_FIELDS:
         if value in ("", None):
-            return None if name == "llm_path" else default_models_dir()
+            return default_models_dir() if name == "models_dir" else None
         return Path(str(value)).expanduser()
     if name in ("n_gpu_layers", "threads", "n_ctx"):
         if isinstance(value, bool):

@@ -82,6 +82,12 @@ class Document:
             )
         raise InputError(f"a document must be a string or an object, not {type(value).__name__}")
 
+    def to_json(self) -> dict[str, str]:
+        """The object form `from_json` reads, without unset fields."""
+        pairs = (("text", self.text), ("title", self.title), ("date", self.date),
+                 ("source", self.source), ("url", self.url))  # fmt: skip
+        return {k: v for k, v in pairs if v is not None}
+
 
 def _opt_str(value: Any) -> str | None:
     return None if value is None else str(value)
@@ -120,7 +126,7 @@ class NLIScores:
         )
         return best[0]
 
-    def as_dict(self) -> dict[str, float]:
+    def to_json(self) -> dict[str, float]:
         return {
             "entailment": self.entailment,
             "neutral": self.neutral,

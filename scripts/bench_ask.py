@@ -8,10 +8,10 @@ The collection is built once into --workdir (default: a folder in the temp direc
 real text: QACC contexts (train and dev), RAMDocs documents and TruthfulQA answers, cut at
 --passages passages (10,000), embedded by the shipped embedder. The timed queries are QACC dev
 and RAMDocs questions, taken at a fixed stride. One warm-up query loads the models and is
-not timed; each timed query runs retrieval (k = 20, hybrid BM25 + dense), every analysis
-stage and the answer exactly as `conflictdesk ask` does (the embedder memo answers the
-retrieved passages with their stored vectors), with no judgment cache, so no model judgment
-is skipped. Reported: the median and the 90th percentile of the end-to-end time, and each
+not timed; each timed query is one `Desk.ask` (conflictdesk.app), the call behind
+`conflictdesk ask` and the TUI: retrieval (k = 20, hybrid BM25 + dense), every analysis stage
+(the retrieved passages' stored vectors are reused), the answer and storing the run, with no
+judgment cache, so no model judgment is skipped. Reported: the median and the 90th percentile of the end-to-end time, and each
 stage's share of the summed time."""
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-DATA = Path("/work/shared/data")
 COLLECTION = "bench"
 
 
@@ -52,14 +51,11 @@ def corpus_records(data: Path) -> Iterator[dict[str, str]]:
                         }
 
 
-def build_collection(db: Path, data: Path, passages: int, embedder: Any) -> dict[str, Any]:
+def build_collection(desk: Any, data: Path, passages: int) -> dict[str, Any]:
     """Ingest up to `passages` distinct records as one-passage documents (idempotent)."""
-    from conflictdesk.store import Store, ingest_paths
-
-    with Store.open(db) as store:
-        existing = {c["name"]: c for c in store.collections()}.get(COLLECTION)
-        if existing and existing["passages"] >= passages:
-            return {"built": False, **existing}
+    existing = {c.name: c for c in desk.collections()}.get(COLLECTION)
+    if existing and existing.passages >= passages:
+        return {"built": False, **existing.to_json()}
     seen, records = set(), []
     for record in corpus_records(data):
         key = record["text"].strip().lower()
@@ -69,12 +65,11 @@ def build_collection(db: Path, data: Path, passages: int, embedder: Any) -> dict
         records.append(record)
         if len(records) == passages:
             break
-    source = db.parent / "bench_corpus.jsonl"
+    source = Path(desk.settings.db_path).parent / "bench_corpus.jsonl"
     source.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records) + "\n")
     started = time.perf_counter()
-    with Store.open(db) as store:
-        report = ingest_paths(store, [source], COLLECTION, embedder, max_words=400)
-        info = {c["name"]: c for c in store.collections()}[COLLECTION]
+    report = desk.ingest([source], COLLECTION, max_words=400)
+    info = {c.name: c for c in desk.collections()}[COLLECTION].to_json()
     return {
         "built": True,
         "seconds": time.perf_counter() - started,
@@ -98,22 +93,29 @@ def bench_queries(data: Path, count: int) -> list[str]:
     )
 
 
-def time_one(store: Any, query: str, backends: Any, k: int) -> dict[str, float]:
-    """Milliseconds per stage for one question as `ask` runs it: retrieval (with the stored
-    vectors primed into the embedder memo), the analysis stages and the answer."""
-    from conflictdesk.cli.ask import retrieve
-    from conflictdesk.generation.answer import ask
+def time_one(desk: Any, query: str, k: int) -> dict[str, float]:
+    """Milliseconds per stage for one `Desk.ask`: retrieval, the analysis stages, the answer
+    and storing the run."""
+    from conflictdesk.app import AskRequest
+    from conflictdesk.stages import ANSWER, RETRIEVE
 
+    marks: dict[str, float] = {}
+
+    def on_event(stage: str, value: Any) -> None:
+        if stage in (RETRIEVE, ANSWER):
+            marks[stage] = time.perf_counter()
+
+    request = AskRequest(query, collection=COLLECTION, k=k, check_parametric=False, use_cache=False)
     started = time.perf_counter()
-    passages = retrieve(store, query, COLLECTION, k, backends)
-    retrieved = time.perf_counter()
-    analysis, _, _ = ask(query, passages, backends, check_parametric=False)
+    outcome = desk.ask(request, on_event=on_event)
     done = time.perf_counter()
-    answer_ms = (done - retrieved) * 1e3 - sum(analysis.timings.values())
+    timings = outcome.analysis.timings
+    answer_ms = (marks[ANSWER] - marks[RETRIEVE]) * 1e3 - sum(timings.values())
     return {
-        "retrieve": (retrieved - started) * 1e3,
-        **analysis.timings,
+        "retrieve": (marks[RETRIEVE] - started) * 1e3,
+        **timings,
         "answer": answer_ms,
+        "store": (done - marks[ANSWER]) * 1e3,
         "total": (done - started) * 1e3,
     }
 
@@ -135,10 +137,7 @@ def summarise(rows: Sequence[dict[str, float]]) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from conflictdesk.backends.registry import load_backends
-    from conflictdesk.cli.ask import with_memo
-    from conflictdesk.config import load_config
-    from conflictdesk.store import Store
+    from conflictdesk.app import Desk, load_settings, verified_backends
 
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n")[0],
@@ -153,24 +152,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("-k", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2, help="CPU threads per model")
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="cpu")
-    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--data", type=Path, default=None, help="default: data_dir setting")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     args.workdir.mkdir(parents=True, exist_ok=True)
-    config = load_config(threads=args.threads, device=args.device)
-    backends = with_memo(load_backends(config, roles=("embedder", "nli", "pair")))
-    db = args.workdir / "bench.db"
-    collection = build_collection(db, args.data, args.passages, backends.embedder)
-    queries = bench_queries(args.data, args.queries)
-    with Store.open(db) as store:
-        time_one(store, "warm-up: which models load?", backends, args.k)  # model load, untimed
-        rows = [time_one(store, query, backends, args.k) for query in queries]
+    settings = load_settings(
+        threads=args.threads, device=args.device, db_path=args.workdir / "bench.db",
+        data_dir=args.data,
+    )  # fmt: skip
+    if settings.data_dir is None:
+        parser.error("no data folder: pass --data DIR or set CONFLICTDESK_DATA")
+
+    def without_llm(roles: Sequence[str]) -> Any:  # the embedded models alone
+        return verified_backends(settings, [role for role in roles if role != "llm"])
+
+    with Desk(settings, load_backends=without_llm) as desk:
+        collection = build_collection(desk, settings.data_dir, args.passages)
+        queries = bench_queries(settings.data_dir, args.queries)
+        time_one(desk, "warm-up: which models load?", args.k)  # model load, untimed
+        rows = [time_one(desk, query, args.k) for query in queries]
+        models = desk.backends().methods()
     result = {
         "collection": collection,
         "threads": args.threads,
         "device": args.device,
         "k": args.k,
-        "models": backends.methods(),
+        "models": models,
         **summarise(rows),
     }
     if args.json:

@@ -1,11 +1,12 @@
 """Time ConflictScore on the embedded models: a 3-paragraph response against 10 documents.
 
-The documents are the first 10 RAMDocs documents (../shared/data/ramdocs/dev.jsonl) by file
-order (three questions: Broken Bow, Bobby Carpenter, "Lahu Ke Do Rang"); the response is a
+The documents are the first 10 RAMDocs documents (ramdocs/dev.jsonl in the data folder:
+--data, or the data_dir setting / CONFLICTDESK_DATA) by file order (three questions: Broken Bow, Bobby Carpenter, "Lahu Ke Do Rang"); the response is a
 fixed 3-paragraph answer about those three topics (RESPONSE, 11 sentences). Reported, as
 medians over --repeats runs:
 - load: building the back-ends and the first NLI call on one pair (model loading);
-- cold: score_response with an empty judgment cache (a fresh SQLite store), models loaded;
+- cold: `Desk.score` (conflictdesk.app, the call behind `conflictdesk score`; it also stores
+  the run) with an empty judgment cache (a fresh SQLite store), models loaded;
   its CPU time (all threads) is reported too: on a busy machine wall time grows, CPU time
   does not, and CPU time / threads is the wall time on otherwise idle cores;
 - cached: the same call again on that store, every judgment served from the cache.
@@ -20,17 +21,13 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-DATA = ROOT.parent / "shared" / "data" / "ramdocs" / "dev.jsonl"
 TARGET_COLD_SECONDS = 2.0
 
 
@@ -46,10 +43,10 @@ Lahu Ke Do Rang is a 1979 Hindi film directed by Mahesh Bhatt. It stars Vinod Kh
 and Danny Denzongpa. Helen won the Filmfare award for Best Supporting Actress for her role."""
 
 
-def bench_inputs(n_documents: int = 10) -> tuple[str, list[str]]:
+def bench_inputs(data: Path, n_documents: int = 10) -> tuple[str, list[str]]:
     """(response, documents) as described in the module docstring."""
     documents: list[str] = []
-    with open(DATA, encoding="utf-8") as handle:
+    with open(data / "ramdocs" / "dev.jsonl", encoding="utf-8") as handle:
         for line in handle:
             documents += [d["text"] for d in json.loads(line)["documents"]]
             if len(documents) >= n_documents:
@@ -58,39 +55,39 @@ def bench_inputs(n_documents: int = 10) -> tuple[str, list[str]]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from conflictdesk.backends.registry import load_backends
-    from conflictdesk.config import load_config
-    from conflictdesk.scoring import score_response
-    from conflictdesk.store import Store
+    from conflictdesk.app import Desk, ScoringOptions, load_settings, verified_backends
+    from conflictdesk.types import Document
 
-    response, documents = bench_inputs()
+    settings = load_settings(threads=args.threads, device=args.device, data_dir=args.data)
+    if settings.data_dir is None:
+        raise SystemExit("no data folder: pass --data DIR or set CONFLICTDESK_DATA")
+    response, texts = bench_inputs(settings.data_dir)
+    documents = [Document(text) for text in texts]
+    options = ScoringOptions(gate=args.gate)
     start = time.perf_counter()
-    backends = load_backends(load_config(threads=args.threads, device=args.device), roles=("nli",))
-    backends.nli.classify([(documents[0], "warm-up")])
+    backends = verified_backends(settings, ("nli",))  # the encoder alone, no GGUF
+    backends.nli.classify([(texts[0], "warm-up")])
     load = time.perf_counter() - start
     cold, cold_cpu, cached, claims, pairs = [], [], [], 0, 0
     with tempfile.TemporaryDirectory() as tmp:
         for repeat in range(args.repeats):
-            with Store.open(Path(tmp) / f"bench{repeat}.db") as store:
+            fresh = replace(settings, db_path=Path(tmp) / f"bench{repeat}.db")
+            with Desk(fresh, load_backends=lambda roles: backends) as desk:
                 start, cpu = time.perf_counter(), time.process_time()
-                result = score_response(
-                    response, documents, backends, cache=store.cache, gate=args.gate
-                )
+                result = desk.score(response, documents, options).output
                 cold.append(time.perf_counter() - start)
                 cold_cpu.append(time.process_time() - cpu)
                 start = time.perf_counter()
-                again = score_response(
-                    response, documents, backends, cache=store.cache, gate=args.gate
-                )
+                again = desk.score(response, documents, options).output
                 cached.append(time.perf_counter() - start)
-                if again.cache.hits != again.cache.total:
+                if again["cached"]["hits"] != again["cached"]["total"]:
                     raise RuntimeError("the repeated run was not fully served from the cache")
-                claims, pairs = len(result.claims), result.cache.total
+                claims, pairs = len(result["claims"]), result["cached"]["total"]
     return {
         "model": backends.nli.model_id, "threads": args.threads, "device": args.device,
-        "gate": args.gate, "method": result.method,
+        "gate": args.gate, "method": result["method"],
         "claims": claims, "documents": len(documents), "nli_pairs": pairs,
-        "response_chars": len(response), "document_chars": sum(len(d) for d in documents),
+        "response_chars": len(response), "document_chars": sum(len(d.text) for d in documents),
         "repeats": args.repeats, "load_s": round(load, 3),
         "cold_median_s": round(statistics.median(cold), 3),
         "cold_cpu_median_s": round(statistics.median(cold_cpu), 3),
@@ -108,6 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="cpu")
     parser.add_argument("--repeats", type=int, default=3, help="timed repeats (default 3)")
+    parser.add_argument("--data", type=Path, default=None, help="data folder (default: setting)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--no-gate", dest="gate", action="store_false",
                         help="no relevance gate: the encoder labels all 110 pairs")  # fmt: skip

@@ -1,5 +1,5 @@
-"""Ingest throughput including embedding: passages/s of `ingest_paths` with the real
-int8 ONNX embedder on synthetic documents (English-like sentences, ~2 passages each).
+"""Ingest throughput including embedding: passages/s of `Desk.ingest` (conflictdesk.app, the
+call behind `conflictdesk ingest`) with the real int8 ONNX embedder on synthetic documents (English-like sentences, ~2 passages each).
 
 examples:
   .venv/bin/python scripts/bench_ingest.py
@@ -12,13 +12,9 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 SUBJECTS = ["The harbour council", "A regional clinic", "Researchers at Halden", "The ferry company",
             "Local farmers", "The museum board", "A consumer group", "The town library"]
@@ -55,27 +51,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
-    from conflictdesk.store import Store, ingest_paths
+    from conflictdesk.app import Desk, load_settings
 
-    embedder = None
-    if not args.no_embed:
-        from conflictdesk.backends.onnx_embedder import from_manifest
-
-        embedder = from_manifest(threads=args.threads, device="cpu")
-        embedder.embed(["warm-up"])  # model load is not ingest throughput
     rng = random.Random(3)
     with tempfile.TemporaryDirectory() as tmp:
+        settings = load_settings(threads=args.threads, device="cpu", db_path=Path(tmp) / "i.db")
+        desk = Desk(settings)
+        if not args.no_embed:
+            desk.backends(("embedder",)).embedder.embed(["warm-up"])  # model load is not ingest
         src = Path(tmp) / "docs"
         src.mkdir()
         for i in range(args.documents):
             body = synthetic(rng, args.sentences)
             (src / f"doc{i:05d}.md").write_text(f"---\ntitle: Doc {i}\ndate: 2020-01-{i % 28 + 1:02d}\n---\n{body}\n")
-        with Store.open(Path(tmp) / "i.db") as store:
+        with desk:
             t0 = time.perf_counter()
-            report = ingest_paths(store, [src], "bench", embedder)
+            report = desk.ingest([src], "bench", embed=not args.no_embed)
             seconds = time.perf_counter() - t0
-            words = store.conn.execute("SELECT avg(length(text) - length(replace(text, ' ', '')) + 1) "
-                                       "FROM passages").fetchone()[0]
+            passages = desk.store.collection_passages("bench")
+            words = sum(len(p.text.split()) for p in passages) / max(len(passages), 1)
     result = {
         "bench": "ingest", "documents": report.documents_added, "passages": report.passages_added,
         "seconds": round(seconds, 2), "passages_per_s": round(report.passages_added / seconds, 1),

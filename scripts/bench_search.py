@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -42,11 +41,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(args.threads)
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     import json
 
     import numpy as np
 
+    from conflictdesk.retrieval.hybrid import hybrid_search
     from conflictdesk.retrieval.lexical import query_terms
     from conflictdesk.store import Store
 
@@ -114,12 +113,12 @@ def main(argv: list[str] | None = None) -> int:
             build_s = time.perf_counter() - t0
             queries = [text(int(rng.integers(3, 9))) for _ in range(args.queries + 1)]
             t0 = time.perf_counter()
-            store.search(queries[0], "bench", args.k, emb, embed_missing=False)
+            hybrid_search(store, queries[0], "bench", args.k, emb, embed_missing=False)
             cold_ms = (time.perf_counter() - t0) * 1000
             times, sent = [], []
             for q in queries[1:]:
                 t0 = time.perf_counter()
-                hits = store.search(q, "bench", args.k, emb, embed_missing=False)
+                hits = hybrid_search(store, q, "bench", args.k, emb, embed_missing=False)
                 times.append((time.perf_counter() - t0) * 1000)
                 assert len(hits) == args.k
                 sent.append(len(store.lexical_terms(q)) / max(1, len(query_terms(q))))

@@ -49,6 +49,7 @@ from conflictdesk.analysis.claims import (
     answer_spans,
     passage_answer,
 )
+from conflictdesk.evaluation import cases as cs
 from conflictdesk.training.claims import contains
 
 Labels = list[str]
@@ -75,7 +76,7 @@ def span_kind(answer: str) -> str:
 class CaseView:
     """One case with the model's judgments and the per-context facts the rules read."""
 
-    def __init__(self, case: ev.Case, judgments: Sequence[Any]) -> None:
+    def __init__(self, case: cs.Case, judgments: Sequence[Any]) -> None:
         self.case = case
         self.labels = [j.relation.value for j in judgments]
         self.probabilities = [j.probabilities for j in judgments]  # None when gated
@@ -103,7 +104,7 @@ def own_answer_rule(view: CaseView, nli: Any) -> Labels:
         if kind == "sentence" or not view.open(k):
             continue
         found = passage_answer(case.question, kind, view.ranked[k], tx.midsentence_capitals(text))
-        if found and not ev._same_answer(found[1], case.answer):
+        if found and not cs.same_answer(found[1], case.answer):
             checks.append((k, answer_claim(case.question, found[1])))
     if checks:
         scores = nli.classify([(case.documents[k], claim) for k, claim in checks])
@@ -129,16 +130,16 @@ def corroborated_rule(view: CaseView, min_contexts: int, top: int) -> Labels:
     counts = Counter(key for keys in spans for key in keys)
     for k, keys in enumerate(spans):
         if view.open(k) and any(
-            counts[key] >= min_contexts and not ev._same_answer(surface, case.answer)
+            counts[key] >= min_contexts and not cs.same_answer(surface, case.answer)
             for key, surface in keys.items()
         ):
             labels[k] = "CONTRADICTS"
     return labels
 
 
-def detection(cases: Sequence[ev.Case], rows: Sequence[Labels]) -> dict[str, float]:
+def detection(cases: Sequence[cs.Case], rows: Sequence[Labels]) -> dict[str, float]:
     predicted = ["SUPPORTS" in row and "CONTRADICTS" in row for row in rows]
-    metrics = ev.detection_metrics([c.conflict for c in cases], predicted)
+    metrics = cs.detection_metrics([c.conflict for c in cases], predicted)
     return {k: round(metrics[k], 3) for k in ("precision", "recall", "f1")}
 
 
@@ -163,7 +164,7 @@ def separability(views: Sequence[CaseView]) -> dict[str, Any]:
     return out
 
 
-def probe(name: str, cases: Sequence[ev.Case], predict: Any, nli: Any) -> dict[str, Any]:
+def probe(name: str, cases: Sequence[cs.Case], predict: Any, nli: Any) -> dict[str, Any]:
     views = [CaseView(case, predict(case)) for case in cases]
     rows: dict[str, list[Labels]] = {
         "model": [v.labels for v in views],
@@ -172,7 +173,7 @@ def probe(name: str, cases: Sequence[ev.Case], predict: Any, nli: Any) -> dict[s
     for n in (2, 3):
         for top in (1, 2):
             rows[f"corroborated(n={n}, top={top})"] = [corroborated_rule(v, n, top) for v in views]
-    rows["claim-only baseline"] = [ev.claim_match(c) for c in cases]
+    rows["claim-only baseline"] = [cs.claim_match(c) for c in cases]
     rows["always conflict"] = [["SUPPORTS", "CONTRADICTS"] for _ in cases]
     return {
         "slice": name,
@@ -197,9 +198,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                   gate=True)  # fmt: skip
     predict, model_id, nli = ev.model_predictor(settings, with_nli=True)
     slices = [
-        ("QACC train (seen in training)", ev.load_cases("qacc", "train")),
-        ("QACC dev", ev.load_cases("qacc", "dev")),
-        ("RAMDocs EVAL half", [c for c in ev.load_cases("ramdocs", "dev") if c.half == "eval"]),
+        ("QACC train (seen in training)", cs.load_cases("qacc", "train")),
+        ("QACC dev", cs.load_cases("qacc", "dev")),
+        ("RAMDocs EVAL half", [c for c in cs.load_cases("ramdocs", "dev") if c.half == "eval"]),
     ]
     report = {"model": model_id,
               "slices": [probe(n, cases[: args.limit], predict, nli) for n, cases in slices]}  # fmt: skip

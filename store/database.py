@@ -23,6 +23,7 @@ from sqlite_utils import Database
 from conflictdesk.errors import ConflictDeskError, UsageError
 from conflictdesk.ingest.chunking import Chunk
 from conflictdesk.ingest.readers import SourceDocument
+from conflictdesk.store.identity import check_identity, explain, read_only_is_an_error, stamp
 from conflictdesk.store.migrations import migrations
 from conflictdesk.store.search import DenseMatrix, SearchIndex, TermCounter, vector_blob
 
@@ -85,7 +86,6 @@ class Store(SearchIndex):
         self.path = path
         self._lock = threading.RLock()
         self._dense: dict[tuple[int, str], DenseMatrix] = {}
-        self._embedded: dict[tuple[int, str], int] = {}  # generation when nothing was missing
         self._sizes: dict[int, tuple[int, int]] = {}  # collection → (generation, passages)
         self._terms = TermCounter(self.conn)
         self.cache = SqliteCache(self)
@@ -102,14 +102,16 @@ class Store(SearchIndex):
             conn = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
             db = Database(conn)
             conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            check_identity(conn, target)  # reads only: a foreign file is refused untouched
             conn.execute("PRAGMA foreign_keys = ON")
             if target != ":memory:":
                 conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
                 db.enable_wal()
                 conn.execute("PRAGMA synchronous = NORMAL")
             migrations.apply(db)
+            stamp(conn)
         except sqlite3.DatabaseError as exc:
-            raise ConflictDeskError(f"cannot open database {target}: {exc}") from exc
+            raise ConflictDeskError(f"cannot open database {target}: {explain(exc)}") from exc
         return cls(db, target)
 
     def close(self) -> None:
@@ -126,7 +128,7 @@ class Store(SearchIndex):
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction (BEGIN IMMEDIATE … COMMIT, ROLLBACK on any error)."""
-        with self._lock:
+        with self._lock, read_only_is_an_error(self.path):
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self.conn
@@ -142,7 +144,7 @@ class Store(SearchIndex):
 
     def _collection_row(self, name: str) -> tuple[int, int] | None:
         row = self.conn.execute(
-            "SELECT id, generation FROM collections WHERE name = ?", (name,)
+            "SELECT id, generation FROM collections WHERE name = ?", (name.strip(),)
         ).fetchone()
         return None if row is None else (int(row[0]), int(row[1]))
 
@@ -197,7 +199,6 @@ class Store(SearchIndex):
             conn.execute("DELETE FROM documents WHERE collection_id = ?", (cid,))
             conn.execute("DELETE FROM collections WHERE id = ?", (cid,))
         self._dense = {k: v for k, v in self._dense.items() if k[0] != cid}
-        self._embedded = {k: v for k, v in self._embedded.items() if k[0] != cid}
         self._sizes.pop(cid, None)
 
     # ---- documents and passages --------------------------------------------------------

@@ -1,7 +1,8 @@
-"""Search over the Store: embeddings (stored vectors, an in-memory matrix per collection and
-embedder), FTS5 lexical ranking with common-term pruning, and the hybrid search that fuses
-them by reciprocal rank. `SearchIndex` is a mixin of `Store`; it reads the store's connection,
-lock and collection bookkeeping, declared below."""
+"""The Store's side of search: stored vectors (an in-memory matrix per collection and
+embedder) and the FTS5 lexical ranking with common-term pruning. `SearchIndex` is a mixin of
+`Store` and makes it a `conflictdesk.retrieval.hybrid.PassageIndex`; the hybrid search itself,
+and every embedding it needs, lives in that engine service. The mixin reads the store's
+connection, lock and collection bookkeeping, declared below."""
 
 from __future__ import annotations
 
@@ -14,13 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from conflictdesk.backends.base import Embedder
-from conflictdesk.errors import ConflictDeskError, UsageError
-from conflictdesk.retrieval import reciprocal_rank_fusion, top_k_cosine
-from conflictdesk.retrieval.fusion import RRF_K
+from conflictdesk.errors import ConflictDeskError
 from conflictdesk.retrieval.lexical import match_expression, prune_common_terms, query_terms
 
-EMBED_BATCH = 64
 FTS_TOKENIZER = "porter unicode61"  # must match passages_fts in m001_initial
 TERM_CACHE_SIZE = 100_000
 
@@ -103,7 +100,6 @@ class SearchIndex:
     conn: sqlite3.Connection
     _lock: threading.RLock
     _dense: dict[tuple[int, str], DenseMatrix]
-    _embedded: dict[tuple[int, str], int]
     _sizes: dict[int, tuple[int, int]]
     _terms: TermCounter
     _write: Callable[[], AbstractContextManager[sqlite3.Connection]]
@@ -112,6 +108,10 @@ class SearchIndex:
     passages: Callable[[Sequence[int]], list]
 
     # ---- embeddings --------------------------------------------------------------------
+
+    def collection_generation(self, collection_id: int) -> int:
+        """A counter that changes whenever the collection's passages or vectors change."""
+        return self._generation(collection_id)
 
     def missing_embeddings(self, collection_id: int, model_id: str) -> list[tuple[int, str]]:
         with self._lock:
@@ -122,21 +122,6 @@ class SearchIndex:
                    ORDER BY p.id""",
                 (collection_id, model_id),
             ).fetchall()
-
-    def embed_missing(self, collection: str, embedder: Embedder, batch: int = EMBED_BATCH) -> int:
-        """Embed the collection's passages that have no vector for `embedder.model_id`
-        (e.g. after `ingest --no-embed`), one transaction per batch. Returns how many."""
-        cid = self.collection_id(collection)
-        key = (cid, embedder.model_id)
-        if self._embedded.get(key) == self._generation(cid):
-            return 0  # nothing changed since the last full check: skip the scan
-        todo = self.missing_embeddings(cid, embedder.model_id)
-        for start in range(0, len(todo), batch):
-            part = todo[start : start + batch]
-            vectors = embedder.embed([text for _, text in part])
-            self.put_embeddings(cid, embedder.model_id, [pid for pid, _ in part], vectors)
-        self._embedded[key] = self._generation(cid)
-        return len(todo)
 
     def put_embeddings(
         self, collection_id: int, model_id: str, passage_ids: Sequence[int], vectors: np.ndarray
@@ -240,79 +225,3 @@ class SearchIndex:
                 params = (match, collection_id)
             rows = self.conn.execute(sql + order, (*params, limit)).fetchall()
         return [r[0] for r in rows]
-
-    def _dense_ranking(
-        self,
-        cid: int,
-        collection: str,
-        query: str,
-        pool: int,
-        embedder: Embedder,
-        embed_missing: bool,
-    ) -> tuple[list[int], dict[int, float]]:
-        """The `pool` passage ids nearest the query's vector, best first, with their cosines."""
-        if embed_missing:
-            self.embed_missing(collection, embedder)
-        ids, matrix = self.dense_matrix(cid, embedder.model_id)
-        if not len(ids):
-            return [], {}
-        rows, scores = top_k_cosine(matrix, embedder.embed([query])[0], pool)
-        ranked = ids[rows].tolist()
-        return ranked, dict(zip(ranked, scores.tolist()))
-
-    def search(
-        self,
-        query: str,
-        collection: str,
-        k: int = 20,
-        embedder: Embedder | None = None,
-        *,
-        candidates: int | None = None,
-        embed_missing: bool = True,
-    ) -> list:
-        """Hybrid search: BM25 (FTS5) and dense cosine rankings fused by RRF (k=60).
-
-        With `embedder=None` only BM25 ranks (explicitly lexical search). Passages that have
-        no vector for the embedder yet (ingested with --no-embed) are embedded first and
-        stored, unless `embed_missing=False`, in which case they take part through BM25 only.
-        `relevance` is the fused score; metadata carries bm25_rank, dense_rank and cosine."""
-        if not query.strip():
-            raise UsageError("the search query is empty")
-        if k < 1:
-            raise UsageError("k must be at least 1")
-        cid = self.collection_id(collection)
-        pool = candidates or max(50, 4 * k)
-        dense: list[int] = []
-        cosines: dict[int, float] = {}
-        if embedder is not None:
-            dense, cosines = self._dense_ranking(
-                cid, collection, query, pool, embedder, embed_missing
-            )
-        lexical = self.lexical_ranking(cid, query, pool, dense_ranks=bool(dense))
-        fused = reciprocal_rank_fusion([r for r in (lexical, dense) if r], k=RRF_K)[:k]
-        if not fused:
-            return []
-        lex_rank = {pid: i for i, pid in enumerate(lexical, start=1)}
-        dense_rank = {pid: i for i, pid in enumerate(dense, start=1)}
-        found = {p.id: p for p in self.passages([pid for pid, _ in fused])}
-        out = []
-        for pid, score in fused:
-            p = found[pid]
-            meta = dict(p.metadata)
-            meta.update(
-                bm25_rank=lex_rank.get(pid), dense_rank=dense_rank.get(pid), cosine=cosines.get(pid)
-            )
-            out.append(
-                type(p)(
-                    id=p.id,
-                    text=p.text,
-                    document_id=p.document_id,
-                    title=p.title,
-                    date=p.date,
-                    source=p.source,
-                    url=p.url,
-                    relevance=score,
-                    metadata=meta,
-                )
-            )
-        return out

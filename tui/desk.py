@@ -7,21 +7,19 @@ engine; tests inject a fake with the same methods.
 
 View models (keys the screens read; other keys are ignored):
 
-- collection: {"name", "documents", "passages"}
-- document: {"id", "title", "source", "date", "passages"}
 - passage: {"id", "ord", "text", "document_id", "title", "date", "source"}
 - ask result: `Analysis.to_json()` ("query", "passages", "tagging", "clusters", "score",
   "packet", "detection", "verdict", "resolution", "methods", "timings") plus "collection" and
-  "answer" (`generation.Answer.to_dict()`: "sentences": [{"sent", "cites": [passage ids]}],
+  "answer" (`generation.Answer.to_json()`: "sentences": [{"sent", "cites": [passage ids]}],
   "conflict", "stance", "method"). Stage events carry a subset of these keys.
 - score result: {"response", "documents": [{"title", "text"}], "claims": [{"text",
   "relations": ["SUPPORTS" | "CONTRADICTS" | "IRRELEVANT", one per document],
   "confidences": [float, ...], "conflict": bool}], "cs_c", "cs_r" (None when undefined),
   "method", and after a regeneration "question", "regenerated_from", "before"}
-- run: {"id", "kind", "created", "summary", "result"}; history rows omit "result".
-- models report: {"device", "llm", "models": [{"name", "role", "status", "detail"}],
-  "stages": [{"stage", "method", "llm"}], "notes": [str]}; status is "verified", "present", "missing" or
-  "mismatch".
+- run: {"id", "kind", "created", "summary", "result"}.
+- collections, documents, history rows and the models report are typed: `conflictdesk.app.RunSummary` and
+  `conflictdesk.app.ModelsReport` (rows `ModelRow`, `StageRow`), `CollectionInfo`,
+  `DocumentInfo`; the screens read their fields.
 """
 
 from __future__ import annotations
@@ -30,21 +28,28 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-ASK_STAGES: tuple[str, ...] = ("retrieval", "tagging", "clusters", "kappa", "pairs", "type", "answer")
+# Raised by a Desk method when its `cancel` event was set; committed work is kept.
+from conflictdesk.app import (
+    Cancelled,
+    CollectionInfo,
+    DocumentInfo,
+    ModelsReport,
+    RunSummary,
+)
+from conflictdesk.stages import ASK_STAGES
 
 Json = dict[str, Any]
 ProgressFn = Callable[[int, int, str, "str | None"], None]  # done, total, path, error
 EventFn = Callable[[str, Json], None]  # stage name, partial view model
 
 
-class Cancelled(Exception):
-    """Raised by a Desk method when its `cancel` event was set; committed work is kept."""
+__all__ = ["ASK_STAGES", "Cancelled", "Desk", "EventFn", "Json", "ProgressFn"]
 
 
 class Desk(Protocol):
     """The app's only dependency: collections, ingestion, ask, score, history and models."""
 
-    def collections(self) -> list[Json]: ...
+    def collections(self) -> list[CollectionInfo]: ...
 
     def ingest(
         self, paths: Sequence[str], collection: str, on_progress: ProgressFn,
@@ -53,7 +58,7 @@ class Desk(Protocol):
         """Import files or folders; returns {"added", "skipped", "failed", "cancelled"}."""
         ...
 
-    def documents(self, collection: str) -> list[Json]: ...
+    def documents(self, collection: str) -> list[DocumentInfo]: ...
 
     def passages(self, document_id: int) -> list[Json]: ...
 
@@ -74,8 +79,8 @@ class Desk(Protocol):
         revised response with "regenerated_from", or the original with "regenerated": False."""
         ...
 
-    def history(self, limit: int = 100) -> list[Json]: ...
+    def history(self, limit: int = 100) -> list[RunSummary]: ...
 
     def run(self, run_id: int) -> Json: ...
 
-    def models(self, verify: bool = False) -> Json: ...
+    def models(self, verify: bool = False) -> ModelsReport: ...

@@ -9,6 +9,9 @@ from typing import Any
 
 from textual.message import Message
 
+from conflictdesk.app import ModelsReport
+from conflictdesk.terminal import safe_line
+
 
 class StageCompleted(Message):
     """One stage of an ask finished; `partial` holds its slice of the result view model."""
@@ -65,7 +68,7 @@ class ScoreFinished(Message):
 class ModelsLoaded(Message):
     """The models report was read (`verified` when every file's sha256 was checked)."""
 
-    def __init__(self, report: dict[str, Any], verified: bool, job: object = None) -> None:
+    def __init__(self, report: ModelsReport, verified: bool, job: object = None) -> None:
         super().__init__()
         self.job = job
         self.report = report
@@ -92,7 +95,7 @@ class WorkFailed(Message):
 
     @property
     def text(self) -> str:
-        return f"{self.task} failed: {type(self.error).__name__}: {self.error}"
+        return safe_line(f"{self.task} failed: {type(self.error).__name__}: {self.error}")
 
 
 class PassageChosen(Message):

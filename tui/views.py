@@ -7,19 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from conflictdesk.stages import SHOWN_AS
+
 Json = dict[str, Any]
-
-# analysis.pipeline event name -> (TUI stage, key of the view model it fills)
-STAGE_KEYS: dict[str, tuple[str, str]] = {
-    "tag": ("tagging", "tagging"),
-    "cluster": ("clusters", "clusters"),
-    "kappa": ("kappa", "score"),
-    "packet": ("kappa", "packet"),
-    "pairs": ("pairs", "detection"),
-    "classify": ("type", "verdict"),
-    "resolve": ("type", "resolution"),
-}
-
 
 def _json(value: Any) -> Any:
     if hasattr(value, "to_json"):
@@ -40,13 +30,11 @@ def passage_json(passage: Any) -> Json:
 
 
 def stage_partial(stage: str, value: Any) -> tuple[str, Json] | None:
-    """One pipeline event as (TUI stage, partial view model); None for events not shown."""
-    if stage == "embed":  # (passages with relevance, vectors, method)
-        return "retrieval", {"passages": [passage_json(p) for p in value[0]]}
-    if stage not in STAGE_KEYS:
+    """One analysis event as (shown stage, partial view model); None for events not shown."""
+    if stage not in SHOWN_AS:
         return None
-    tui_stage, key = STAGE_KEYS[stage]
-    return tui_stage, {key: _json(value)}
+    shown, key = SHOWN_AS[stage]
+    return shown, {key: _json(value)}
 
 
 def ask_view(run_input: Json, output: Json) -> Json:
@@ -96,12 +84,3 @@ def run_view(kind: str, run_input: Json, output: Json) -> Json:
     if kind not in VIEWS:
         return {"kind": kind, "input": run_input, "output": output}
     return VIEWS[kind](run_input, output)
-
-
-def run_summary(run: Json) -> Json:
-    """A History row: id, kind, created and a one-line summary of the input."""
-    data = run.get("input") or {}
-    text = data.get("query") or data.get("question") or data.get("response") or ""
-    text = " ".join(str(text).split())
-    return {"id": run["id"], "kind": run["kind"], "created": str(run.get("created", ""))[:16],
-            "summary": text if len(text) <= 80 else text[:79] + "…"}

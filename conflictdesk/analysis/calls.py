@@ -33,7 +33,7 @@ def nli_batch(
         for index, scores in zip(missing, scored):
             results[index] = scores
             if cache is not None:
-                cache.put(stage, nli.model_id, keys[index], scores.as_dict(), per_item_ms)
+                cache.put(stage, nli.model_id, keys[index], scores.to_json(), per_item_ms)
     return [r for r in results if r is not None]
 
 

@@ -33,9 +33,10 @@ from conflictdesk.analysis.tag import tag_passages
 from conflictdesk.analysis.types import Analysis
 from conflictdesk.backends.base import Backends, Embedder, JudgmentCache
 from conflictdesk.errors import ConflictDeskError, UsageError
+from conflictdesk.stages import ANALYSIS_STAGES
 from conflictdesk.types import Passage
 
-STAGES = ("tag", "cluster", "kappa", "packet", "pairs", "classify", "resolve")
+STAGES = ANALYSIS_STAGES
 
 
 class AnalysisCancelled(ConflictDeskError):
@@ -88,13 +89,17 @@ def embed_passages(
     passages: Sequence[Passage],
     embedder: Embedder,
     known: Mapping[int, np.ndarray],
+    query_vector: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Rows: the query, then each passage; vectors in `known` are reused, the rest embedded
-    in one call."""
+    """Rows: the query, then each passage; `query_vector` and vectors in `known` are reused,
+    the rest embedded in one call (none when everything is known)."""
     missing = [p for p in passages if p.id not in known]
-    fresh = embedder.embed([query] + [p.text for p in missing])
-    by_id = {p.id: fresh[i + 1] for i, p in enumerate(missing)}
-    rows = [fresh[0]] + [
+    texts = ([] if query_vector is not None else [query]) + [p.text for p in missing]
+    fresh = embedder.embed(texts) if texts else np.zeros((0, 0), dtype=np.float32)
+    first = 0 if query_vector is not None else 1
+    by_id = {p.id: fresh[i + first] for i, p in enumerate(missing)}
+    query_row = np.asarray(query_vector, dtype=np.float32) if first == 0 else fresh[0]
+    rows = [query_row] + [
         np.asarray(known[p.id], dtype=np.float32) if p.id in known else by_id[p.id]
         for p in passages
     ]
@@ -121,11 +126,12 @@ def analyze(
     on_event: EventHandler | None = None,
     options: AnalysisOptions | None = None,
     passage_vectors: Mapping[int, np.ndarray] | None = None,
+    query_vector: np.ndarray | None = None,
 ) -> Analysis:
     """Run every analysis stage on `passages` (the retrieved k) for `query`.
 
     `passage_vectors` (passage id → vector from `backends.embedder`, e.g. the store's index)
-    spares re-embedding those passages; only the query and any others are embedded."""
+    and `query_vector` (the one retrieval made) spare re-embedding; only the rest is embedded."""
     opts = options or AnalysisOptions()
     if not query.strip():
         raise UsageError("empty query")
@@ -137,7 +143,9 @@ def analyze(
     llm = backends.llm if opts.use_llm else None
 
     def embed() -> tuple[list[Passage], np.ndarray, dict[int, float], str]:
-        vectors = embed_passages(query, passages, backends.embedder, passage_vectors or {})
+        vectors = embed_passages(
+            query, passages, backends.embedder, passage_vectors or {}, query_vector
+        )
         cosine = vectors[1:] @ vectors[0]
         similarity = {p.id: float(c) for p, c in zip(passages, cosine, strict=True)}
         scored, how = with_relevance(passages, similarity)

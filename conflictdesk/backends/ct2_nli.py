@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from conflictdesk.backends.formats import load_npz_arrays
 from conflictdesk.errors import ModelIntegrityError, ModelMissingError
 from conflictdesk.types import NLIScores
 
@@ -108,7 +109,7 @@ class CT2CrossEncoder:
                 )
         self.config = json.loads((self.model_dir / "nli_config.json").read_text("utf-8"))
         self._check_config()
-        head = np.load(self.model_dir / "head.npz", allow_pickle=False)
+        head = load_npz_arrays(self.model_dir / "head.npz")  # numbers only, never unpickled
         self._weight = head["weight"].astype(np.float32)
         self._bias = head["bias"].astype(np.float32)
         device = resolve_device(self.device)

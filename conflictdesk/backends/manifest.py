@@ -9,17 +9,20 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from conflictdesk.backends.formats import REFUSED_SUFFIXES, refusal
 from conflictdesk.errors import ModelIntegrityError, ModelMissingError
 
+__all__ = ["REFUSED_SUFFIXES", "Manifest", "ModelEntry", "entry_for", "models_dir", "sha256_file"]
+
 ROLES = ("llm", "nli", "embedder", "pair", "fusion")
-# Formats that can execute code when loaded are refused outright.
-REFUSED_SUFFIXES = (".pkl", ".pickle", ".pt", ".pth", ".bin.pkl", ".joblib", ".ckpt")
 
 
 def models_dir() -> Path:
-    """`CONFLICTDESK_MODELS`, else the repository's models/ folder."""
+    """`CONFLICTDESK_MODELS`, else the models shipped with the package."""
+    from conflictdesk.locations import shipped_models
+
     env = os.environ.get("CONFLICTDESK_MODELS")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "models"
+    return Path(env) if env else shipped_models()
 
 
 def sha256_file(path: Path) -> str:
@@ -62,13 +65,16 @@ class ModelEntry:
         return path if path.is_absolute() else base / path
 
     def verify(self, base: Path) -> None:
-        """Raise unless every file exists, has an allowed format and matches its sha256."""
+        """Raise unless every file exists, holds no code or objects (pickles, object arrays:
+        by content) and matches its sha256."""
         for rel, expected in self.files.items():
             path = Path(rel) if Path(rel).is_absolute() else base / rel
             if path.suffix.lower() in REFUSED_SUFFIXES:
                 raise ModelIntegrityError(f"{self.name}: refusing {path.name} (pickle-like format)")
             if not path.exists():
                 raise ModelMissingError(f"{self.name}: {path} is missing; rebuild: {self.rebuild}")
+            if reason := refusal(path):
+                raise ModelIntegrityError(f"{self.name}: refusing {path.name} ({reason})")
             actual = sha256_file(path)
             if actual != expected:
                 raise ModelIntegrityError(

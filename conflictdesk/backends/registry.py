@@ -6,18 +6,17 @@ use. `capabilities` answers what is available without loading or hashing anythin
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 import warnings
-import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from conflictdesk.backends.base import Backends
-from conflictdesk.backends.manifest import REFUSED_SUFFIXES, ROLES, Manifest, ModelEntry
+from conflictdesk.backends.formats import refusal, refuse_code_formats
+from conflictdesk.backends.manifest import ROLES, Manifest, ModelEntry
+from conflictdesk.backends.verification import VerificationCache, verify_entry
 from conflictdesk.config import Config
 from conflictdesk.errors import CapabilityError, ModelIntegrityError, ModelMissingError
 
@@ -56,94 +55,15 @@ GGUF_MAGIC = b"GGUF"
 
 
 def is_pickle_like(path: Path) -> bool:
-    """True for formats that can run code when loaded: pickle files by suffix or by their
-    protocol header, and zip archives holding a pickle (PyTorch checkpoints)."""
-    if path.suffix.lower() in REFUSED_SUFFIXES:
-        return True
-    if not path.is_file():
-        return False
-    with open(path, "rb") as handle:
-        head = handle.read(2)
-    if len(head) == 2 and head[0] == 0x80 and 2 <= head[1] <= 5:
-        return True
-    if zipfile.is_zipfile(path):
-        with zipfile.ZipFile(path) as archive:
-            return any(n.endswith((".pkl", ".pickle")) for n in archive.namelist())
-    return False
+    """True for formats that can run code or build objects when loaded (see formats.py)."""
+    return refusal(path) is not None
 
 
 def refuse_pickle(path: Path) -> None:
-    if is_pickle_like(path):
-        raise ModelIntegrityError(f"refusing {path}: a pickle-like format can execute code")
+    refuse_code_formats(path)
 
 
 # -- verification ----------------------------------------------------------------------------
-
-
-class VerificationCache:
-    """Remembers files already hashed, keyed by (size, mtime_ns, ctime_ns), so a multi-GB
-    GGUF is hashed once, not on every start; any write to a file changes its ctime."""
-
-    def __init__(self, path: Path | None) -> None:
-        self.path = path
-        self.stamps: dict[str, dict[str, Any]] = {}
-        if path and path.exists():
-            try:
-                self.stamps = json.loads(path.read_text("utf-8"))
-            except (OSError, json.JSONDecodeError):
-                self.stamps = {}
-
-    @classmethod
-    def default(cls) -> VerificationCache:
-        from platformdirs import user_cache_dir
-
-        return cls(Path(user_cache_dir("conflictdesk")) / "verified.json")
-
-    def fresh(self, path: Path, expected: str) -> bool:
-        stamp = self.stamps.get(str(path.resolve()))
-        return bool(stamp) and stamp == {**_stat_key(path), "sha256": expected}
-
-    def record(self, path: Path, sha256: str) -> None:
-        self.stamps[str(path.resolve())] = {**_stat_key(path), "sha256": sha256}
-
-    def save(self) -> None:
-        if not self.path:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.stamps, indent=1), "utf-8")
-        os.replace(tmp, self.path)
-
-
-def _stat_key(path: Path) -> dict[str, int]:
-    stat = path.stat()
-    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "ctime_ns": stat.st_ctime_ns}
-
-
-def _file_path(rel: str, base: Path) -> Path:
-    return Path(rel) if Path(rel).is_absolute() else base / rel
-
-
-def verify_entry(entry: ModelEntry, base: Path, cache: VerificationCache | None = None) -> None:
-    """ModelEntry.verify (existence, refused suffixes, sha256) plus a content sniff for
-    pickles; files the cache vouches for are not hashed again."""
-    for rel in entry.files:
-        path = _file_path(rel, base)
-        if path.exists():
-            refuse_pickle(path)
-    pending = {
-        rel: sha
-        for rel, sha in entry.files.items()
-        if not (
-            cache and _file_path(rel, base).exists() and cache.fresh(_file_path(rel, base), sha)
-        )
-    }
-    if pending:
-        ModelEntry(**{**entry.__dict__, "files": pending}).verify(base)
-        if cache:
-            for rel, sha in pending.items():
-                cache.record(_file_path(rel, base), sha)
-            cache.save()
 
 
 # -- selection -------------------------------------------------------------------------------
@@ -187,7 +107,7 @@ class Capabilities:
             with_llm, without = "llm+mlp-types", "nli+mlp-types"
         return with_llm if self.llm else without
 
-    def as_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "models": dict(self.models),
             "llm": self.llm,
@@ -378,6 +298,8 @@ def check_gguf(path: Path) -> None:
     """A missing file or a non-GGUF file is an error before llama.cpp sees it."""
     if not path.exists():
         raise ModelMissingError(f"GGUF {path} is missing; {INSTALL_HINTS['llm']}")
+    if not path.is_file():
+        raise ModelIntegrityError(f"{path} is not a file: --llm needs a .gguf file")
     refuse_pickle(path)
     with open(path, "rb") as handle:
         if handle.read(4) != GGUF_MAGIC:

@@ -9,10 +9,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from conflictdesk import __version__
 from conflictdesk.errors import ConflictDeskError, UsageError
+from conflictdesk.terminal import safe_line
 
 COMMANDS: tuple[str, ...] = (
     "ingest",
@@ -40,7 +43,7 @@ EPILOG = """examples:
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # usage errors exit 2 with one line
         self.print_usage(sys.stderr)
-        sys.stderr.write(f"conflictdesk: error: {message}\n")
+        sys.stderr.write(f"conflictdesk: error: {safe_line(message)}\n")
         raise SystemExit(2)
 
 
@@ -58,6 +61,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@contextmanager
+def prefixed_warnings() -> Iterator[None]:
+    """Python warnings (e.g. an NLI input truncated) as one `conflictdesk: warning:` line each,
+    never a raw `file.py:31: UserWarning` with a source line."""
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        sys.stderr.write(f"conflictdesk: warning: {safe_line(message)}\n")
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
@@ -68,12 +84,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        with prefixed_warnings():
+            return int(args.func(args) or 0)
     except UsageError as exc:
-        sys.stderr.write(f"conflictdesk: error: {exc}\n")
+        sys.stderr.write(f"conflictdesk: error: {safe_line(exc)}\n")
         return 2
     except ConflictDeskError as exc:
-        sys.stderr.write(f"conflictdesk: error: {exc}\n")
+        sys.stderr.write(f"conflictdesk: error: {safe_line(exc)}\n")
         return 1
     except KeyboardInterrupt:
         sys.stderr.write("conflictdesk: interrupted\n")

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from conflictdesk.app import AskRequest, Desk
 from conflictdesk.cli import common
 from conflictdesk.errors import ConflictDeskError, InputError, UsageError
+from conflictdesk.terminal import safe
 from conflictdesk.types import ConflictType, Document, Passage
 
 EXAMPLES = """examples:
@@ -35,80 +32,6 @@ goes on and the exit status is 1. Every answer is stored as a run (kind "ask").
 Strategies: extractive (no LLM: the most query-relevant sentence of each evidence cluster,
 ordered by the conflict type's resolution rule); with --llm: vanilla, pipeline (default),
 taxonomy-aware, oracle (needs the gold type: --gold-type or "conflict_type")."""
-
-BackendFactory = Callable[[argparse.Namespace], Any]
-
-
-def load_backends_from_args(args: argparse.Namespace) -> Any:
-    """The real back-ends from the model flags; tests replace `make_backends`."""
-    from conflictdesk.backends.registry import load_backends
-
-    return load_backends(common.config_from_args(args))
-
-
-make_backends: BackendFactory = load_backends_from_args
-
-
-class MemoEmbedder:
-    """The embedder, remembering vectors by text: passages retrieved from a collection are
-    answered with their stored vectors (`prime`) and the query with the vector search made,
-    so the analysis never re-encodes them. Rows are the same model's output; only the batch
-    companions of their int8 activation scale differ (about 0.01 cosine)."""
-
-    def __init__(self, inner: Any, limit: int = 4096) -> None:
-        self.inner, self.limit = inner, limit
-        self.model_id, self.dim = inner.model_id, inner.dim
-        self.memo: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._rows: tuple[int, dict[int, int]] | None = None
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        found = {t: self.memo[t] for t in texts if t in self.memo}
-        missing = list(dict.fromkeys(t for t in texts if t not in found))
-        if missing:
-            vectors = self.inner.embed(missing)
-            found.update(zip(missing, vectors))
-            self.remember(missing, vectors)
-        return np.stack([found[t] for t in texts]).astype(np.float32, copy=False)
-
-    def remember(self, texts: Sequence[str], vectors: np.ndarray) -> None:
-        for text, vector in zip(texts, vectors):
-            self.memo[text] = vector
-            self.memo.move_to_end(text)
-        while len(self.memo) > self.limit:
-            self.memo.popitem(last=False)
-
-    def prime(self, store: Any, collection: str, passages: Sequence[Passage]) -> int:
-        """Remember the stored vectors of `passages`; returns how many were found."""
-        ids, matrix = store.dense_matrix(store.collection_id(collection), self.model_id)
-        if self._rows is None or self._rows[0] != id(matrix):
-            self._rows = (id(matrix), {int(pid): row for row, pid in enumerate(ids)})
-        rows = self._rows[1]
-        found = [p for p in passages if p.id in rows]
-        self.remember([p.text for p in found], matrix[[rows[p.id] for p in found]])
-        return len(found)
-
-
-def with_memo(backends: Any) -> Any:
-    """The back-ends with their embedder wrapped in a MemoEmbedder (once)."""
-    if isinstance(backends.embedder, MemoEmbedder):
-        return backends
-    return dataclasses.replace(backends, embedder=MemoEmbedder(backends.embedder))
-
-
-def retrieve(store: Any, query: str, collection: str, k: int, backends: Any) -> list[Passage]:
-    """Hybrid search, then the retrieved passages' stored vectors into the memo."""
-    passages = store.search(query, collection, k, backends.embedder)
-    if isinstance(backends.embedder, MemoEmbedder) and passages:
-        backends.embedder.prime(store, collection, passages)
-    return passages
-
-
-def open_store(args: argparse.Namespace) -> Any:
-    from conflictdesk.store import Store
-
-    return Store.open(common.db_path(args))
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -146,16 +69,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-@dataclass(frozen=True)
-class Request:
-    """One question to answer: inline passages, or a collection to retrieve from."""
-
-    id: Any
-    query: str
-    documents: tuple[Passage, ...] | None
-    gold_type: ConflictType | None = None
-
-
 def run(args: argparse.Namespace) -> int:
     if args.k < 1:
         raise UsageError("-k must be at least 1")
@@ -166,16 +79,37 @@ def run(args: argparse.Namespace) -> int:
     if not args.collection:
         raise UsageError("--collection is required for a single question (or pass a .jsonl batch)")
     gold = ConflictType(args.gold_type) if args.gold_type else None
-    backends = with_memo(make_backends(args))
-    with open_store(args) as store:
-        record, text = answer_request(
-            Request(None, args.question, None, gold), args, backends, store
-        )
+    request = request_for(args, args.question, gold, echo_id=False)  # the record gets the run id
+    with common.open_desk(args) as desk:
+        record, text = answer_request(desk, request)
     if args.json:
         common.write_json(record)
     else:
-        print(text)
+        print(safe(text))
     return common.EXIT_OK
+
+
+def request_for(
+    args: argparse.Namespace,
+    query: str,
+    gold: ConflictType | None,
+    *,
+    documents: tuple[Passage, ...] | None = None,
+    request_id: Any = None,
+    echo_id: bool = True,
+) -> AskRequest:
+    """The flags' retrieval and answer options around one question."""
+    return AskRequest(
+        query=query,
+        collection=None if documents is not None else args.collection,
+        documents=documents,
+        k=args.k,
+        strategy=args.strategy,
+        gold_type=gold,
+        check_parametric=not getattr(args, "no_parametric", False),
+        id=request_id,
+        echo_id=echo_id,
+    )
 
 
 def is_batch(question: str) -> bool:
@@ -190,13 +124,11 @@ def is_batch(question: str) -> bool:
 
 
 def run_batch(args: argparse.Namespace) -> int:
-    backends = with_memo(make_backends(args))
     failures = 0
-    with open_store(args) as store:
+    with common.open_desk(args) as desk:
         for line in common.read_jsonl(args.question):
             try:
-                request = parse_request(line, args)
-                record, _ = answer_request(request, args, backends, store)
+                record, _ = answer_request(desk, parse_request(line, args))
             except (InputError, UsageError, ConflictDeskError) as exc:
                 failures += 1
                 common.warn(f"line {line.lineno} (id {line.id!r}): {exc}")
@@ -206,8 +138,8 @@ def run_batch(args: argparse.Namespace) -> int:
     return common.EXIT_PARTIAL if failures else common.EXIT_OK
 
 
-def parse_request(line: common.JsonLine, args: argparse.Namespace) -> Request:
-    """Validate one batch line into a Request; InputError says what is wrong."""
+def parse_request(line: common.JsonLine, args: argparse.Namespace) -> AskRequest:
+    """Validate one batch line into an AskRequest; InputError says what is wrong."""
     if line.error or line.value is None:
         raise InputError(line.error or "unreadable line")
     value = line.value
@@ -219,10 +151,10 @@ def parse_request(line: common.JsonLine, args: argparse.Namespace) -> Request:
     if documents is None:
         if not args.collection:
             raise InputError('no "documents" and no --collection to retrieve from')
-        return Request(line.id, query, None, gold)
+        return request_for(args, query, gold, request_id=line.id)
     if not isinstance(documents, list) or not documents:
         raise InputError('"documents" must be a non-empty list')
-    return Request(line.id, query, inline_passages(documents), gold)
+    return request_for(args, query, gold, documents=inline_passages(documents), request_id=line.id)
 
 
 def _gold_type(value: Any, args: argparse.Namespace) -> ConflictType | None:
@@ -257,61 +189,7 @@ def inline_passages(documents: Sequence[Any]) -> tuple[Passage, ...]:
     return tuple(passages)
 
 
-def answer_request(
-    request: Request, args: argparse.Namespace, backends: Any, store: Any
-) -> tuple[dict[str, Any], str]:
-    """Retrieve (or take the inline passages), analyse, answer, store the run; returns the
-    batch record and the readable report."""
-    from conflictdesk.generation.answer import ask
-    from conflictdesk.generation.report import render_report
-
-    passages, source = _passages(request, args, backends, store)
-    analysis, result, record = ask(
-        request.query,
-        passages,
-        backends,
-        cache=store.cache,
-        strategy=args.strategy,
-        gold_type=request.gold_type,
-        record_id=request.id,
-        check_parametric=not getattr(args, "no_parametric", False),
-    )
-    run_input = {
-        "id": request.id,
-        "query": request.query,
-        **source,
-        "strategy": args.strategy,
-        "gold_type": request.gold_type.value if request.gold_type else None,
-    }
-    run_id = store.save_run(
-        "ask",
-        run_input,
-        {"record": record, "analysis": analysis.to_json(), "answer": result.to_dict()},
-        record["method"],
-    )
-    if request.id is None:
-        record = {**record, "id": run_id}
-    return record, render_report(analysis, result) + f"\n(saved as run {run_id})"
-
-
-def _passages(
-    request: Request, args: argparse.Namespace, backends: Any, store: Any
-) -> tuple[Sequence[Passage], dict[str, Any]]:
-    if request.documents is not None:
-        return request.documents, {"documents": [_doc_json(p) for p in request.documents]}
-    passages = retrieve(store, request.query, args.collection, args.k, backends)
-    return passages, {"collection": args.collection, "k": args.k}
-
-
-def _doc_json(p: Passage) -> dict[str, Any]:
-    return {
-        k: v
-        for k, v in (
-            ("text", p.text),
-            ("title", p.title),
-            ("date", p.date),
-            ("source", p.source),
-            ("url", p.url),
-        )
-        if v is not None
-    }
+def answer_request(desk: Desk, request: AskRequest) -> tuple[dict[str, Any], str]:
+    """Ask through the Desk; returns the batch record and the readable report."""
+    outcome = desk.ask(request)
+    return outcome.record, outcome.render()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from conflictdesk.cli import common
+from conflictdesk.terminal import safe_line
 
 EXAMPLES = """examples:
   conflictdesk collections
@@ -27,23 +28,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from conflictdesk.store import Store
-
-    with Store.open(common.db_path(args)) as store:
+    with common.open_desk(args) as desk:
         if args.delete:
-            store.delete_collection(args.delete)
+            desk.delete_collection(args.delete)
             if not args.json:
-                print(f"deleted {args.delete}")
-        rows = store.collections()
+                print(f"deleted {safe_line(args.delete)}")
+        rows = desk.collections()
     if args.json:
         for row in rows:
-            common.write_json(row)
+            common.write_json(row.to_json())
         return common.EXIT_OK
     if not rows:
         print("no collections yet: conflictdesk ingest PATH --collection NAME")
         return common.EXIT_OK
-    width = max(len("collection"), *(len(r["name"]) for r in rows))
+    names = {r.name: safe_line(r.name) for r in rows}
+    width = max(len("collection"), *(len(n) for n in names.values()))
     print(f"{'collection':<{width}}  {'documents':>9}  {'passages':>8}  created")
     for r in rows:
-        print(f"{r['name']:<{width}}  {r['documents']:>9}  {r['passages']:>8}  {r['created']}")
+        print(f"{names[r.name]:<{width}}  {r.documents:>9}  {r.passages:>8}  {r.created}")
     return common.EXIT_OK

@@ -1,27 +1,41 @@
-"""Shared CLI plumbing: database location, JSON Lines input and output, progress."""
+"""Shared CLI plumbing: settings and the Desk from flags, JSON Lines input and output,
+progress. Commands reach the engine and the store only through `open_desk(args)`."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from conflictdesk.app import Desk, Settings
+
+from conflictdesk.errors import UsageError
+from conflictdesk.terminal import safe_line
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE = 0, 1, 2
 
 
-def default_db_path() -> Path:
-    """`CONFLICTDESK_DB`, else conflictdesk.db in the user's data directory."""
-    env = os.environ.get("CONFLICTDESK_DB")
-    if env:
-        return Path(env).expanduser()
-    from platformdirs import user_data_dir
+def real_backends(settings: Settings, roles: tuple[str, ...]) -> Any:
+    """The verified back-ends for `roles`; tests replace `make_backends` with fakes."""
+    from conflictdesk.app import verified_backends
 
-    return Path(user_data_dir("conflictdesk")) / "conflictdesk.db"
+    return verified_backends(settings, roles)
+
+
+make_backends = real_backends
+
+
+def open_desk(args: argparse.Namespace) -> Desk:
+    """The Desk for these flags: settings (file < env < flags) and the database."""
+    from conflictdesk.app import Desk
+
+    settings = config_from_args(args)
+    return Desk(settings, load_backends=lambda roles: make_backends(settings, roles))
 
 
 def add_db_argument(parser: argparse.ArgumentParser) -> None:
@@ -29,27 +43,28 @@ def add_db_argument(parser: argparse.ArgumentParser) -> None:
         "--db",
         type=Path,
         default=None,
-        help="SQLite database (default: $CONFLICTDESK_DB or the user data directory)",
+        help="SQLite database (default: db_path in the config, $CONFLICTDESK_DB, or the user "
+        "data directory)",
     )
-
-
-def db_path(args: argparse.Namespace) -> Path:
-    return args.db if getattr(args, "db", None) else default_db_path()
 
 
 def add_json_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable JSON output")
 
 
+# Characters that some readers take for line breaks: escaped, so one record stays one line.
+_LINE_BREAKS = {ord(c): f"\\u{ord(c):04x}" for c in "\x85\u2028\u2029"}
+
+
 def write_json(obj: Any, stream: IO[str] | None = None) -> None:
     """One JSON object per line (JSON Lines), flushed so pipes see results as they come."""
     stream = stream or sys.stdout
-    stream.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    stream.write(json.dumps(obj, ensure_ascii=False).translate(_LINE_BREAKS) + "\n")
     stream.flush()
 
 
 def warn(message: str) -> None:
-    sys.stderr.write(f"conflictdesk: {message}\n")
+    sys.stderr.write(f"conflictdesk: {safe_line(message)}\n")
     sys.stderr.flush()
 
 
@@ -65,24 +80,63 @@ class JsonLine:
 
 
 def read_jsonl(source: str) -> Iterator[JsonLine]:
-    """Read JSON Lines from a path or `-` (stdin); blank lines are skipped."""
-    stream = sys.stdin if source == "-" else open(source, encoding="utf-8")  # noqa: SIM115
+    """Read JSON Lines from a path or `-` (stdin); blank lines are skipped.
+
+    Lines are read as bytes and decoded one at a time, so a line that is not UTF-8 (or not
+    JSON, or nested past the parser's limit) becomes an error for that line alone."""
+    stream = _byte_lines(source)
     try:
-        for lineno, line in enumerate(stream, start=1):
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield JsonLine(lineno, lineno, None, f"invalid JSON: {exc.msg}")
-                continue
-            if not isinstance(value, dict):
-                yield JsonLine(lineno, lineno, None, "a line must be a JSON object")
-                continue
-            yield JsonLine(lineno, value.get("id", lineno), value)
+        for lineno, raw in enumerate(stream, start=1):
+            if raw.strip():
+                yield parse_json_line(lineno, raw)
     finally:
-        if stream is not sys.stdin:
+        if hasattr(stream, "close"):
             stream.close()
+
+
+def _byte_lines(source: str) -> Any:
+    if source != "-":
+        try:
+            return open(source, "rb")
+        except OSError as exc:
+            raise UsageError(f"cannot read {source}: {exc.strerror}") from exc
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is not None:
+        return iter(buffer.readline, b"")
+    # A text stream without bytes underneath (tests): undecodable bytes come back as the
+    # surrogates Python decoded them to, and fail the strict decode below as they should.
+    return (_text_line_bytes(line) for line in sys.stdin)
+
+
+def _text_line_bytes(line: str) -> bytes:
+    try:
+        return line.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that no byte decoded to: invalid UTF-8 bytes
+        return line.encode("utf-8", "surrogatepass")
+
+
+def parse_json_line(lineno: int, raw: bytes) -> JsonLine:
+    """One JSON Lines record: a JSON object, or the reason this line cannot be one."""
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return JsonLine(lineno, lineno, None, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} "
+                        f"at column {exc.start + 1})")  # fmt: skip
+    try:
+        value = json.loads(line)
+        # Lone surrogates (\\ud800) are valid JSON escapes but not text we can store or print.
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except json.JSONDecodeError as exc:
+        return JsonLine(lineno, lineno, None, f"invalid JSON: {exc.msg}")
+    except UnicodeEncodeError:
+        return JsonLine(lineno, lineno, None, "invalid JSON: a \\u escape is a lone surrogate")
+    except RecursionError:
+        return JsonLine(lineno, lineno, None, "invalid JSON: nested too deeply")
+    except ValueError as exc:  # e.g. an integer over Python's digit limit
+        return JsonLine(lineno, lineno, None, f"invalid JSON: {exc}")
+    if not isinstance(value, dict):
+        return JsonLine(lineno, lineno, None, "a line must be a JSON object")
+    return JsonLine(lineno, value.get("id", lineno), value)
 
 
 class Progress:
@@ -122,11 +176,12 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
                        help="where models run (default auto: CUDA when available)")  # fmt: skip
 
 
-def config_from_args(args: argparse.Namespace) -> Any:
-    """A `conflictdesk.config.Config`: config file < CONFLICTDESK_* env < these flags."""
-    from conflictdesk.config import load_config
+def config_from_args(args: argparse.Namespace) -> Settings:
+    """The `Settings`: config file < CONFLICTDESK_* env < these flags."""
+    from conflictdesk.app import load_settings
 
-    return load_config(
+    return load_settings(
+        db_path=getattr(args, "db", None),
         llm_path=getattr(args, "llm", None),
         n_gpu_layers=getattr(args, "n_gpu_layers", None),
         threads=getattr(args, "threads", None),

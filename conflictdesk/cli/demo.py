@@ -10,6 +10,8 @@ from typing import Any
 from conflictdesk.cli import ask as ask_cli
 from conflictdesk.cli import common
 from conflictdesk.errors import ConflictDeskError, UsageError
+from conflictdesk.terminal import safe
+from conflictdesk.types import ConflictType
 
 COLLECTION = "examples"
 EXAMPLES = """examples:
@@ -24,8 +26,10 @@ question ran (a type mismatch is a finding, not a failure), 1 when a question fa
 
 
 def default_examples_dir() -> Path:
-    """The repository's examples/ folder (next to the package in a source checkout)."""
-    return Path(__file__).resolve().parents[2] / "examples"
+    """The example collection shipped with the package (`conflictdesk.examples`)."""
+    from conflictdesk.app import shipped_examples
+
+    return shipped_examples()
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -75,18 +79,14 @@ def load_questions(path: Path) -> list[dict[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from conflictdesk.store import Store, ingest_paths
-    from conflictdesk.types import ConflictType
-
     folder = args.examples or default_examples_dir()
     docs = folder / "docs"
     if not docs.is_dir():
         raise UsageError(f"no example documents at {docs}")
     questions = load_questions(folder / "questions.jsonl")
-    backends = ask_cli.with_memo(ask_cli.make_backends(args))
     rows, failures = [], 0
-    with Store.open(common.db_path(args)) as store:
-        report = ingest_paths(store, [docs], COLLECTION, backends.embedder)
+    with common.open_desk(args) as desk:
+        report = desk.ingest([docs], COLLECTION)
         if not args.json:
             print(
                 f"collection {COLLECTION!r}: {report.documents_added} documents added, "
@@ -95,9 +95,9 @@ def run(args: argparse.Namespace) -> int:
         for item in questions:
             expected = item.get("expected_type")
             gold = ConflictType(expected) if expected else None
-            request = ask_cli.Request(item.get("id"), item["query"], None, gold)
+            request = ask_cli.request_for(args, item["query"], gold, request_id=item.get("id"))
             try:
-                record, text = ask_cli.answer_request(request, args, backends, store)
+                record, text = ask_cli.answer_request(desk, request)
             except ConflictDeskError as exc:
                 failures += 1
                 common.warn(f"question {item.get('id')!r}: {exc}")
@@ -107,9 +107,9 @@ def run(args: argparse.Namespace) -> int:
             if args.json:
                 common.write_json({**record, "expected_type": expected})
             else:
-                print(text, end="\n\n" + "=" * 100 + "\n\n")
+                print(safe(text), end="\n\n" + "=" * 100 + "\n\n")
     if not args.json:
-        print(type_table(rows))
+        print(safe(type_table(rows)))
     return common.EXIT_PARTIAL if failures else common.EXIT_OK
 
 

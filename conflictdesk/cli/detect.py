@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from conflictdesk.app import Desk, StoredResult
 from conflictdesk.cli.score import (
     add_batch_arguments,
-    open_backends,
+    options_from_args,
     require_documents,
     require_text,
     run_batch,
@@ -52,16 +53,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from conflictdesk.scoring.pipeline import detect
+    options = options_from_args(args)
 
-    roles = ["nli"] + (["llm"] if args.labeller in ("llm", "two-stage") else [])
-    backends = open_backends(args, roles)
+    def handle(desk: Desk, value: dict[str, Any], run_id: Any) -> StoredResult:
+        return desk.detect(require_text(value, "claim"), require_documents(value), options,
+                           run_input=value, run_id=run_id)  # fmt: skip
 
-    def handle(value: dict[str, Any], cache: Any) -> dict[str, Any]:
-        result = detect(
-            require_text(value, "claim"), require_documents(value), backends,
-            cache=cache, labeller=args.labeller, threshold=args.threshold, gate=args.gate,
-        )  # fmt: skip
-        return result.as_dict()
-
-    return run_batch(args, "detect", handle)
+    return run_batch(args, handle)

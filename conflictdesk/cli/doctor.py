@@ -20,7 +20,6 @@ from conflictdesk.cli.common import (
     add_json_argument,
     add_model_arguments,
     config_from_args,
-    db_path,
     write_json,
 )
 from conflictdesk.errors import ConflictDeskError
@@ -107,22 +106,19 @@ def check_accelerators() -> list[Check]:
 
 
 def check_models(config: Any) -> list[Check]:
-    from conflictdesk.backends.manifest import Manifest
-    from conflictdesk.backends.registry import verify_entry
+    """Every manifest entry's sha256, through the one models report."""
+    from conflictdesk.app import models_report
 
-    base = Path(config.models_dir)
-    manifest = Manifest.load(base / "manifest.json")
-    if not manifest.entries:
-        return [Check("models", False, f"no manifest at {manifest.path}",
+    report = models_report(config, verify=True)
+    if not report.models:
+        return [Check("models", False, f"no manifest at {report.manifest}",
                       "set CONFLICTDESK_MODELS to the folder holding manifest.json")]  # fmt: skip
-    checks = []
-    for entry in manifest.entries:
-        try:
-            verify_entry(entry, base, cache=None)
-            checks.append(Check(f"model {entry.role}", True, f"{entry.model_id} verified"))
-        except ConflictDeskError as exc:
-            checks.append(Check(f"model {entry.role}", False, str(exc), entry.rebuild))
-    return checks
+    return [
+        Check(f"model {row.role}", True, f"{row.model_id or row.name} verified")
+        if row.status == "verified"
+        else Check(f"model {row.role}", False, row.detail, row.rebuild)
+        for row in report.models
+    ]
 
 
 def check_database(path: Path) -> Check:
@@ -156,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         checks.append(Check("config", True, f"models {config.models_dir}; llm {llm}; "
                             f"device {config.device}; threads {config.threads or 'auto'}"))  # fmt: skip
         checks += check_models(config)
-    checks.append(check_database(db_path(args)))
+        checks.append(check_database(Path(config.db_path)))
     failed = [c for c in checks if c.required and not c.ok]
     if args.json:
         write_json({"ok": not failed, "checks": [c.__dict__ for c in checks]})

@@ -6,8 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from conflictdesk.app import DEFAULT_MAX_BYTES, count_files
 from conflictdesk.cli import common
 from conflictdesk.errors import UsageError
+from conflictdesk.terminal import safe_line
 
 EXAMPLES = """examples:
   conflictdesk ingest examples/ --collection examples
@@ -41,28 +43,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--words", type=int, default=200, help="passage budget in words")
     parser.add_argument("--overlap", type=int, default=40, help="overlap between passages, words")
-    parser.add_argument("--threads", type=int, default=0, help="embedder CPU threads (0: auto)")
-    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    parser.add_argument("--threads", type=int, default=None, help="embedder CPU threads (0: auto)")
+    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default=None)
     common.add_db_argument(parser)
     common.add_json_argument(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from conflictdesk.ingest.readers import DEFAULT_MAX_BYTES, discover
-    from conflictdesk.store import Store, ingest_paths
-
     if args.words < 2 or not 0 <= args.overlap < args.words:
         raise UsageError("--words must be at least 2 and --overlap between 0 and words - 1")
     if args.max_bytes is not None and args.max_bytes < 1:
         raise UsageError("--max-bytes must be positive")
-    embedder = None
-    if not args.no_embed:
-        from conflictdesk.backends.onnx_embedder import from_manifest
-
-        embedder = from_manifest(threads=args.threads, device=args.device)
-    files = list(discover(args.paths))
-    progress = common.Progress(len(files), "ingest")
+    progress = common.Progress(count_files(args.paths), "ingest")
 
     def on_event(kind: str, path: str, detail: str) -> None:
         if kind == "error":
@@ -70,29 +63,27 @@ def run(args: argparse.Namespace) -> int:
                 sys.stderr.write("\n")
             common.warn(f"{path}: {detail}")
         elif kind == "file":
-            progress.advance(1, Path(path).name)
+            progress.advance(1, safe_line(Path(path).name))
 
-    with Store.open(common.db_path(args)) as store:
-        report = ingest_paths(
-            store,
+    with common.open_desk(args) as desk:
+        report = desk.ingest(
             args.paths,
             args.collection,
-            embedder,
+            embed=not args.no_embed,
             max_bytes=args.max_bytes or DEFAULT_MAX_BYTES,
             max_words=args.words,
             overlap=args.overlap,
             on_event=on_event,
-            files=files,
         )
     progress.close()
     if args.json:
-        common.write_json(report.as_dict())
+        common.write_json(report.to_json())
     else:
         vectors = (
             f", embedded with {report.embedded_with}" if report.embedded_with else ", not embedded"
         )
         print(
-            f"{report.collection}: {report.files} file(s), {report.documents_added} document(s) "
+            f"{safe_line(report.collection)}: {report.files} file(s), {report.documents_added} document(s) "
             f"added, {report.documents_skipped} already present, {report.passages_added} "
             f"passage(s){vectors}; {len(report.failures)} failed"
         )

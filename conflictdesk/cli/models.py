@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
-from conflictdesk.backends.manifest import ROLES, Manifest, ModelEntry, entry_for
-from conflictdesk.cli.common import add_json_argument, config_from_args, write_json
-from conflictdesk.errors import ConflictDeskError, UsageError
+from conflictdesk.app import ROLES
+from conflictdesk.cli.common import add_json_argument, open_desk, write_json
+from conflictdesk.errors import UsageError
+from conflictdesk.terminal import safe_line
 
 EXAMPLES = """examples:
   conflictdesk models list
@@ -60,98 +60,64 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--source", default="added by the user", help="where it came from")
 
 
-def _manifest(args: argparse.Namespace) -> tuple[Manifest, Path]:
-    config = config_from_args(args)
-    base = Path(config.models_dir)
-    return Manifest.load(base / "manifest.json"), base
-
-
-def _row(entry: ModelEntry, base: Path) -> dict[str, Any]:
-    path = entry.resolve(base)
-    return {
-        "name": entry.name, "role": entry.role, "path": str(path), "present": path.exists(),
-        "files": len(entry.files), "licence": entry.licence, "source": entry.source,
-        "rebuild": entry.rebuild,
-    }  # fmt: skip
-
-
 def run_list(args: argparse.Namespace) -> int:
-    from conflictdesk.backends.registry import capabilities
-
-    manifest, base = _manifest(args)
-    rows = [_row(entry, base) for entry in manifest.entries]
-    caps = capabilities(config_from_args(args))
+    with open_desk(args) as desk:
+        report = desk.models_report()
     if args.json:
-        write_json({"manifest": str(manifest.path), "models": rows, "capabilities": caps.as_dict()})
+        write_json({"manifest": report.manifest, "models": [m.to_json() for m in report.models],
+                    "capabilities": report.capabilities})  # fmt: skip
         return 0
-    print(f"manifest: {manifest.path}")
-    for row in rows:
-        state = "ok " if row["present"] else "MISSING"
-        print(f"  {row['role']:<8} {row['name']:<34} {state:<7} {row['path']}")
-    if not rows:
+    print(f"manifest: {report.manifest}")
+    for row in report.models:
+        state = "ok " if row.present else "MISSING"
+        print(safe_line(f"  {row.role:<8} {row.name:<34} {state:<7} {row.path}"))
+    if not report.models:
         print("  (no models)")
-    print("stages: " + ", ".join(f"{k}={v}" for k, v in caps.as_dict()["stages"].items()))
-    for note in caps.notes:
-        print(f"note: {note}")
+    print("stages: " + ", ".join(f"{k}={v}" for k, v in report.capabilities["stages"].items()))
+    for note in report.notes:
+        print(f"note: {safe_line(note)}")
     return 0
 
 
 def run_verify(args: argparse.Namespace) -> int:
     """Hash every file afresh (no verification cache): the check a user asks for explicitly."""
-    from conflictdesk.backends.registry import verify_entry
-
-    manifest, base = _manifest(args)
-    results = []
-    for entry in manifest.entries:
-        try:
-            verify_entry(entry, base, cache=None)
-            results.append({"name": entry.name, "role": entry.role, "ok": True, "error": None})
-        except ConflictDeskError as exc:
-            results.append({"name": entry.name, "role": entry.role, "ok": False, "error": str(exc)})
+    with open_desk(args) as desk:
+        report = desk.models_report(verify=True)
+    results = [{"name": m.name, "role": m.role, "ok": m.status == "verified",
+                "error": None if m.status == "verified" else m.detail}
+               for m in report.models]  # fmt: skip
     failed = [r for r in results if not r["ok"]]
     if args.json:
-        write_json({"manifest": str(manifest.path), "ok": not failed, "models": results})
+        write_json({"manifest": report.manifest, "ok": not failed, "models": results})
     else:
         for result in results:
-            print(f"{'ok    ' if result['ok'] else 'FAILED'} {result['role']:<8} {result['name']}")
+            mark = "ok    " if result["ok"] else "FAILED"
+            print(safe_line(f"{mark} {result['role']:<8} {result['name']}"))
         for result in failed:
-            sys.stderr.write(f"conflictdesk: {result['error']}\n")
+            sys.stderr.write(f"conflictdesk: {safe_line(result['error'])}\n")
         print(f"{len(results) - len(failed)}/{len(results)} models verified")
     return 1 if failed else 0
 
 
 def run_add(args: argparse.Namespace) -> int:
-    from conflictdesk.backends.registry import check_gguf, refuse_pickle
-
-    path = args.path.expanduser().resolve()
-    if not path.is_file():
-        raise UsageError(f"{path} is not a file")
-    refuse_pickle(path)
-    if args.role == "llm":
-        check_gguf(path)
-    manifest, base = _manifest(args)
-    name = args.name or path.stem
-    entry = entry_for(
-        name, args.role, path, licence=args.licence, source=args.source, base=base,
-        rebuild=f"conflictdesk models add {path} --role {args.role} --name {name}",
-    )  # fmt: skip
-    replaced = any(e.name == name for e in manifest.entries)
-    manifest.upsert(entry)
-    manifest.save()
+    with open_desk(args) as desk:
+        row, replaced = desk.add_model(
+            args.path, args.role, name=args.name, licence=args.licence, source=args.source
+        )
     if args.json:
-        write_json({"added": _row(entry, base), "replaced": replaced, "sha256": entry.files})
+        write_json({"added": row.to_json(), "replaced": replaced, "sha256": row.sha256})
     else:
         verb = "replaced" if replaced else "added"
-        print(f"{verb} {name} ({args.role}): {path} sha256 {next(iter(entry.files.values()))}")
+        print(safe_line(f"{verb} {row.name} ({args.role}): {row.path} sha256 {row.sha256[row.path]}"))
     return 0
 
 
 def run_discover(args: argparse.Namespace) -> int:
     """List the GGUFs found; with --register N, add the N-th as the llm (sha256 recorded)."""
-    from conflictdesk.backends.gguf_info import discover
+    from conflictdesk.app import discover_models
     from conflictdesk.terminal import safe_line as safe
 
-    found, problems = discover()
+    found, problems = discover_models()
     if args.register is not None:
         if not 1 <= args.register <= len(found):
             raise UsageError(f"--register {args.register}: {len(found)} GGUF(s) were found")

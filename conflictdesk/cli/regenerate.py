@@ -5,15 +5,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from conflictdesk.app import Desk, StoredResult
 from conflictdesk.cli.score import (
     add_batch_arguments,
     add_decomposer_argument,
-    open_backends,
+    options_from_args,
     require_documents,
     require_text,
     run_batch,
 )
-from conflictdesk.errors import CapabilityError
 
 EXAMPLES = """examples:
   conflictdesk regenerate answers.jsonl --llm model.gguf > revised.jsonl
@@ -53,20 +53,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from conflictdesk.scoring.regenerate import regenerate
+    options = options_from_args(args)
 
-    backends = open_backends(args, ["nli", "llm"])
-    if backends.llm is None:
-        raise CapabilityError(
-            "regenerate needs a GGUF model: pass --llm PATH or set CONFLICTDESK_LLM_PATH"
-        )
-
-    def handle(value: dict[str, Any], cache: Any) -> dict[str, Any]:
-        result = regenerate(
+    def handle(desk: Desk, value: dict[str, Any], run_id: Any) -> StoredResult:
+        return desk.regenerate(
             require_text(value, "question"), require_text(value, "response"),
-            require_documents(value), backends, cache=cache, decomposer=args.decomposer,
-            labeller=args.labeller, threshold=args.threshold, gate=args.gate,
+            require_documents(value), options, run_input=value, run_id=run_id,
         )  # fmt: skip
-        return result.as_dict()
 
-    return run_batch(args, "regenerate", handle)
+    # refuse before reading any input: regenerate needs a GGUF
+    return run_batch(args, handle, check=lambda desk: desk.scoring_backends("regenerate", options))

@@ -4,14 +4,22 @@ JSON Lines; also the batch plumbing shared by `detect` and `regenerate`."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
+from conflictdesk.app import (
+    DEFAULT_LABELLER,
+    LABELLERS,
+    SALIENT_K,
+    TWO_STAGE_THRESHOLD,
+    VARIANTS,
+    Desk,
+    ScoringOptions,
+    StoredResult,
+)
 from conflictdesk.cli import common
-from conflictdesk.errors import InputError, ModelOutputError, UsageError
-from conflictdesk.scoring.label import DEFAULT_LABELLER, LABELLERS, TWO_STAGE_THRESHOLD
-from conflictdesk.scoring.pipeline import VARIANTS
-from conflictdesk.scoring.variants import SALIENT_K
+from conflictdesk.errors import InputError, ModelOutputError
+from conflictdesk.types import Document
 
 EXAMPLES = """examples:
   conflictdesk score responses.jsonl > scores.jsonl
@@ -69,6 +77,12 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
         "content word (by default those are IRRELEVANT without a model call)",
     )
     parser.add_argument(
+        "--prune",
+        action="store_true",
+        help="skip the cross-encoder for pairs whose best sentence the embedder finds far from "
+        "the claim (IRRELEVANT; faster on many documents, see docs/model_report.md)",
+    )
+    parser.add_argument(
         "--no-cache", action="store_true", help="neither read nor write stored judgments"
     )
     common.add_db_argument(parser)
@@ -114,31 +128,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from conflictdesk.scoring.pipeline import score_response
+    options = options_from_args(args)
 
-    if args.salient_k < 1:
-        raise UsageError("--salient-k must be at least 1")
-    roles = ["nli", "llm"] + (["embedder"] if args.variant == "salient" else [])
-    backends = open_backends(args, roles)
+    def handle(desk: Desk, value: dict[str, Any], run_id: Any) -> StoredResult:
+        return desk.score(require_text(value, "response"), require_documents(value), options,
+                          run_input=value, run_id=run_id)  # fmt: skip
 
-    def handle(value: dict[str, Any], cache: Any) -> dict[str, Any]:
-        result = score_response(
-            require_text(value, "response"), require_documents(value), backends,
-            cache=cache, decomposer=args.decomposer, labeller=args.labeller,
-            variant=args.variant, salient_k=args.salient_k, threshold=args.threshold, gate=args.gate,
-        )  # fmt: skip
-        return result.as_dict()
-
-    return run_batch(args, "score", handle)
+    return run_batch(args, handle)
 
 
-def open_backends(args: argparse.Namespace, roles: Sequence[str]) -> Any:
-    """Verified back-ends for `roles` from the configuration and the model flags."""
-    from conflictdesk.backends.registry import load_backends
-
-    if not 0.0 < args.threshold <= 1.0:
-        raise UsageError("--threshold must be in (0, 1]")
-    return load_backends(common.config_from_args(args), roles=tuple(roles))
+def options_from_args(args: argparse.Namespace) -> ScoringOptions:
+    """The scoring flags of `score`, `detect` and `regenerate` (absent ones keep defaults)."""
+    defaults = ScoringOptions()
+    return ScoringOptions(
+        labeller=args.labeller, threshold=args.threshold, gate=args.gate,
+        decomposer=getattr(args, "decomposer", defaults.decomposer),
+        variant=getattr(args, "variant", defaults.variant),
+        salient_k=getattr(args, "salient_k", defaults.salient_k),
+        use_cache=not args.no_cache, prune=args.prune,
+    )  # fmt: skip
 
 
 def require_text(value: dict[str, Any], field: str) -> str:
@@ -148,42 +156,37 @@ def require_text(value: dict[str, Any], field: str) -> str:
     return text
 
 
-def require_documents(value: dict[str, Any]) -> list[Any]:
+def require_documents(value: dict[str, Any]) -> list[Document]:
     documents = value.get("documents")
     if not isinstance(documents, list) or not documents:
         raise InputError('missing or empty "documents" (a list of strings or objects)')
-    from conflictdesk.types import Document
-
     return [Document.from_json(d) for d in documents]
 
 
+Handler = Callable[[Desk, dict[str, Any], Any], StoredResult]
+
+
 def run_batch(
-    args: argparse.Namespace,
-    kind: str,
-    handle: Callable[[dict[str, Any], Any], dict[str, Any]],
+    args: argparse.Namespace, handle: Handler, check: Callable[[Desk], Any] | None = None
 ) -> int:
-    """Apply `handle` to each input line; store each result as a run of `kind`.
+    """Apply `handle` to each input line through the Desk, which stores each result as a run;
+    `check(desk)` runs first (a command that cannot work refuses before reading input).
 
     A bad line (invalid JSON, missing fields, a model answer that fails validation) gives an
     error object on stdout and a message on stderr; the batch goes on and the exit status is 1."""
-    from conflictdesk.store import Store
-
-    store = Store.open(common.db_path(args))
-    cache = None if args.no_cache else store.cache
     failures = 0
-    try:
+    with common.open_desk(args) as desk:
+        if check is not None:
+            check(desk)
         for line in common.read_jsonl(args.input):
             try:
                 if line.value is None:
                     raise InputError(line.error or "unreadable line")
-                output = {"id": line.id, **handle(line.value, cache)}
+                stored = handle(desk, line.value, line.id)
             except (InputError, ModelOutputError) as exc:
                 failures += 1
                 common.write_json({"id": line.id, "error": str(exc)})
                 common.warn(f"{args.input}: line {line.lineno} (id {line.id}): {exc}")
                 continue
-            store.save_run(kind, line.value, output, output.get("method"))
-            common.write_json(output)
-    finally:
-        store.close()
+            common.write_json(stored.output)
     return common.EXIT_PARTIAL if failures else common.EXIT_OK

@@ -7,6 +7,7 @@ import textwrap
 
 from conflictdesk.cli import common
 from conflictdesk.errors import UsageError
+from conflictdesk.terminal import safe, safe_line
 
 EXAMPLES = """examples:
   conflictdesk search "recommended daily dose of lumivex" --collection examples -k 5
@@ -32,8 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--lexical-only", action="store_true", help="BM25 only: no embedder is loaded"
     )
-    parser.add_argument("--threads", type=int, default=0, help="embedder CPU threads (0: auto)")
-    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    parser.add_argument("--threads", type=int, default=None, help="embedder CPU threads (0: auto)")
+    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default=None)
     common.add_db_argument(parser)
     common.add_json_argument(parser)
     parser.set_defaults(func=run)
@@ -57,26 +58,16 @@ def passage_json(p) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from conflictdesk.store import Store
-
     if args.k < 1:
         raise UsageError("-k must be at least 1")
     if not args.query.strip():
         raise UsageError("the search query is empty")
-    embedder = None
-    if not args.lexical_only:
-        from conflictdesk.backends.onnx_embedder import from_manifest
-
-        embedder = from_manifest(threads=args.threads, device=args.device)
-    if not common.db_path(args).exists():
-        raise UsageError(f"no database at {common.db_path(args)}; run `conflictdesk ingest` first")
-    with Store.open(common.db_path(args)) as store:
-        hits = store.search(args.query, args.collection, args.k, embedder)
-    method = {
-        "lexical": "fts5-bm25",
-        "dense": embedder.model_id if embedder else "none",
-        "fusion": "rrf-k60" if embedder else "none",
-    }
+    with common.open_desk(args) as desk:
+        db = desk.settings.db_path
+        if db is None or not db.exists():
+            raise UsageError(f"no database at {db}; run `conflictdesk ingest` first")
+        found = desk.search(args.query, args.collection, args.k, lexical_only=args.lexical_only)
+    hits, method = found.passages, found.method
     if args.json:
         common.write_json(
             {
@@ -93,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         return common.EXIT_OK
     for rank, p in enumerate(hits, start=1):
         head = " · ".join(x for x in (p.title, p.date, p.source) if x)
-        print(f"{rank:>3}. [{p.relevance:.4f}] #{p.id} {head}")
+        print(f"{rank:>3}. [{p.relevance:.4f}] #{p.id} {safe_line(head)}")
         snippet = " ".join(p.text.split())
-        print(textwrap.indent(textwrap.shorten(snippet, 300, placeholder=" …"), "     "))
+        print(textwrap.indent(safe(textwrap.shorten(snippet, 300, placeholder=" …")), "     "))
     return common.EXIT_OK

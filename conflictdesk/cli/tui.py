@@ -34,11 +34,9 @@ def run(args: argparse.Namespace) -> int:
     from conflictdesk.tui.app import ConflictDeskApp
     from conflictdesk.tui.engine import DeskEngine
 
-    path = common.db_path(args)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    engine = DeskEngine.open(path, common.config_from_args(args), k=args.k)
+    engine = DeskEngine(common.open_desk(args), k=args.k)
     try:
         ConflictDeskApp(engine=engine).run()
     finally:
-        engine.store.close()
+        engine.close()
     return common.EXIT_OK

@@ -46,7 +46,7 @@ class Case:
         return "SUPPORTS" in self.gold and "CONTRADICTS" in self.gold
 
 
-def _same_answer(a: str, b: str) -> bool:
+def same_answer(a: str, b: str) -> bool:
     a, b = a.strip().lower(), b.strip().lower()
     return bool(a and b) and (a in b or b in a)
 
@@ -80,7 +80,7 @@ def _others(answer: str, pool: Sequence[str]) -> tuple[str, ...]:
     seen: dict[str, str] = {}
     for candidate in pool:
         candidate = (candidate or "").strip()
-        if candidate and candidate.lower() != "unknown" and not _same_answer(candidate, answer):
+        if candidate and candidate.lower() != "unknown" and not same_answer(candidate, answer):
             seen.setdefault(candidate.lower(), candidate)
     return tuple(seen.values())
 

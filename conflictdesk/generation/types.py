@@ -100,7 +100,7 @@ class Answer:
     def text(self) -> str:
         return " ".join(sentence.text for sentence in self.sentences)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         """A full, JSON-ready record (roles included) for storage and reopening."""
         data = asdict(self)
         data["stance"] = self.stance.value
@@ -122,8 +122,8 @@ class Answer:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Answer:
-        """The inverse of `to_dict`: a stored answer reopened without recomputing."""
+    def from_json(cls, data: dict[str, Any]) -> Answer:
+        """The inverse of `to_json`: a stored answer reopened without recomputing."""
         evidence = EvidenceTable(
             **{
                 name: tuple(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
-import json
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -18,6 +18,8 @@ from typing import Any
 
 from conflictdesk.errors import InputError
 from conflictdesk.ingest.dates import normalise_date
+from conflictdesk.ingest.decoding import decode_text, load_json
+from conflictdesk.ingest.pdf import pdf_to_text
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm", ".json", ".jsonl", ".csv", ".pdf")
@@ -47,22 +49,37 @@ def discover(paths: Iterable[Path]) -> Iterator[tuple[Path, str | None]]:
     """Files to ingest under `paths` (folders recursively, sorted, hidden entries skipped).
 
     Yields (path, None) for files to read and (path, reason) for paths that cannot be:
-    a named path that does not exist or a named file with an unsupported suffix. Files of
-    other types found inside folders are skipped silently (folders hold all sorts)."""
+    a named path that does not exist, a named file with an unsupported suffix, or a folder
+    that cannot be listed. Files of other types found inside folders are skipped silently
+    (folders hold all sorts)."""
     for path in paths:
         if not path.exists():
             yield path, "no such file or folder"
         elif path.is_dir():
-            for child in sorted(path.rglob("*")):
-                rel = child.relative_to(path).parts
-                if any(part.startswith(".") for part in rel) or not child.is_file():
-                    continue
-                if child.suffix.lower() in SUPPORTED_SUFFIXES:
-                    yield child, None
+            yield from _walk(path)
         elif path.suffix.lower() not in SUPPORTED_SUFFIXES:
             yield path, f"unsupported file type {path.suffix or '(none)'!r}"
         else:
             yield path, None
+
+
+def _walk(folder: Path) -> Iterator[tuple[Path, str | None]]:
+    """Supported files under `folder` in sorted order, then each unreadable sub-folder."""
+    unreadable: list[tuple[Path, str | None]] = []
+
+    def failed(exc: OSError) -> None:
+        unreadable.append((Path(exc.filename or folder), f"cannot read folder: {exc.strerror}"))
+
+    found: list[Path] = []
+    for root, dirs, files in os.walk(folder, onerror=failed):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in files:
+            child = Path(root) / name
+            wanted = not name.startswith(".") and child.suffix.lower() in SUPPORTED_SUFFIXES
+            if wanted and child.is_file():
+                found.append(child)
+    yield from ((child, None) for child in sorted(found))
+    yield from sorted(unreadable)
 
 
 def read_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> FileResult:
@@ -83,6 +100,14 @@ def read_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> FileResult:
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}") from exc
+    return read_data(path, data)
+
+
+def read_data(path: Path, data: bytes) -> FileResult:
+    """The documents in `data`, read as the file `path` (its suffix picks the reader)."""
+    reader = _READERS.get(path.suffix.lower())
+    if reader is None:
+        raise InputError(f"unsupported file type {path.suffix or '(none)'!r}")
     result = reader(path, data)
     if not result.documents and not result.errors:
         raise InputError("no text found")
@@ -92,19 +117,7 @@ def read_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> FileResult:
 # ---- text decoding -----------------------------------------------------------------------
 
 def _decode(data: bytes) -> str:
-    """Strict UTF-8 (BOM allowed); NUL bytes mean a binary file."""
-    if b"\x00" in data[:8192]:
-        raise InputError("binary file (NUL bytes), not text")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})"
-        ) from exc
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if not text.strip():
-        raise InputError("empty file (only whitespace)")
-    return text
+    return decode_text(data)
 
 
 def _clean(text: str) -> str:
@@ -303,11 +316,7 @@ def _collect(path: Path, records: Iterable[tuple[str, Any]]) -> FileResult:
 
 
 def _read_json(path: Path, data: bytes) -> FileResult:
-    text = _decode(data)
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+    value = load_json(_decode(data))
     if isinstance(value, dict) and isinstance(value.get("documents"), list):
         value = value["documents"]
     if isinstance(value, dict):
@@ -327,9 +336,9 @@ def _read_jsonl(path: Path, data: bytes) -> FileResult:
         if not line.strip():
             continue
         try:
-            records.append((f"line {lineno}", json.loads(line)))
-        except json.JSONDecodeError as exc:
-            bad.append(f"line {lineno}: invalid JSON: {exc.msg}")
+            records.append((f"line {lineno}", load_json(line)))
+        except InputError as exc:
+            bad.append(f"line {lineno}: {exc}")
     result = _collect(path, records)
     result.errors = bad + result.errors
     return result
@@ -352,32 +361,10 @@ def _read_csv(path: Path, data: bytes) -> FileResult:
 # ---- .pdf --------------------------------------------------------------------------------
 
 def _read_pdf(path: Path, data: bytes) -> FileResult:
-    if not data.startswith(b"%PDF"):
-        raise InputError("corrupt PDF: no %PDF header")
-    try:
-        from pypdf import PdfReader
-        from pypdf.errors import PyPdfError
-
-        reader = PdfReader(io.BytesIO(data), strict=False)
-        if reader.is_encrypted:
-            raise InputError("encrypted PDF")
-        pages = [(page.extract_text() or "") for page in reader.pages]
-        info = reader.metadata
-    except InputError:
-        raise
-    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, OSError) as exc:
-        raise InputError(f"corrupt PDF: {type(exc).__name__}: {exc}") from exc
-    text = _clean("\n\n".join(p.strip() for p in pages if p.strip()))
+    text, title, date, meta = pdf_to_text(data)
+    text = _clean(text)
     if not text:
         raise InputError("PDF has no extractable text (scanned images?)")
-    title = date = None
-    meta: dict[str, Any] = {"pages": len(pages)}
-    if info is not None:
-        title = (info.title or "").strip() or None
-        raw = info.get("/CreationDate") or info.get("/ModDate")
-        date = normalise_date(str(raw)) if raw else None
-        if info.author:
-            meta["author"] = str(info.author)
     return _single(path, SourceDocument(text=text, title=title, date=date, source=str(path),
                                         metadata=meta))
 

@@ -35,6 +35,7 @@ from conflictdesk.errors import CapabilityError, ModelOutputError, UsageError
 from conflictdesk.scoring.cache import Ledger
 from conflictdesk.scoring.fusion import FusionModel, pair_features
 from conflictdesk.scoring.prompts import LABEL_TABLE7, fill
+from conflictdesk.scoring.prune import PRUNE_BELOW, pruned_cells
 from conflictdesk.scoring.results import RELATIONS, Judgment
 from conflictdesk.text import content_words, split_claims, split_sentences
 from conflictdesk.types import Document, NLIScores, Relation
@@ -108,6 +109,7 @@ def partial_support(judgments: Sequence[Judgment]) -> Judgment:
 
 Cell = tuple[int, int]  # (claim index, document index)
 GATE_JUDGMENT = Judgment(Relation.IRRELEVANT, None, None, "gate")
+PRUNE_JUDGMENT = Judgment(Relation.IRRELEVANT, None, None, "pruned")
 
 
 def shares_content(claim: str, text: str) -> bool:
@@ -126,9 +128,12 @@ def label_claims(
     ledger: Ledger | None = None,
     threshold: float = TWO_STAGE_THRESHOLD,
     gate: bool = True,
+    prune: bool = False,
 ) -> Labelling:
     """Judge every claim against every document with the chosen labeller; with `gate`, pairs
-    that share no content word are IRRELEVANT without a model call (the method says how many)."""
+    that share no content word are IRRELEVANT without a model call, and with `prune` so are
+    pairs whose best sentence the bi-encoder finds too far from the claim
+    (`conflictdesk.scoring.prune`); the method says how many of each."""
     if labeller not in LABELLERS:
         raise UsageError(f"labeller must be one of {', '.join(LABELLERS)}, not {labeller!r}")
     ledger = ledger or Ledger()
@@ -137,6 +142,11 @@ def label_claims(
     gated = {(i, j) for i, j in cells if gate and not shares_content(claims[i], texts[j])}
     open_cells = [cell for cell in cells if cell not in gated]
     judged: dict[Cell, Judgment] = dict.fromkeys(gated, GATE_JUDGMENT)
+    pruned: set[Cell] = set()
+    if prune:
+        pruned = pruned_cells(claims, texts, open_cells, backends.embedder)
+        open_cells = [cell for cell in open_cells if cell not in pruned]
+        judged |= dict.fromkeys(pruned, PRUNE_JUDGMENT)
     if labeller == "fusion":
         fusion = _require_fusion(backends)
         judged |= label_with_fusion(claims, texts, open_cells, backends.nli, fusion, ledger)
@@ -156,6 +166,11 @@ def label_claims(
             judged |= two_stage
     if gate:
         method += f"; gate: {len(gated)} of {len(cells)} pairs share no content word (IRRELEVANT)"
+    if prune:
+        method += (
+            f"; pruned: {len(pruned)} of {len(cells)} pairs below cosine {PRUNE_BELOW} "
+            f"({backends.embedder.model_id}, IRRELEVANT)"
+        )
     grid = tuple(tuple(judged[(i, j)] for j in range(len(texts))) for i in range(len(claims)))
     return Labelling(grid, method)
 
@@ -255,7 +270,7 @@ def _cached_nli(
         ms = (time.perf_counter() - start) * 1000 / len(misses)
         for pair, result in zip(misses, fresh, strict=True):
             scores[pair] = result
-            ledger.put(NLI_STAGE, nli.model_id, keys[pair], result.as_dict(), ms)
+            ledger.put(NLI_STAGE, nli.model_id, keys[pair], result.to_json(), ms)
     return scores
 
 

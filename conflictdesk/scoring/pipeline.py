@@ -41,6 +41,7 @@ def score_response(
     salient_k: int = SALIENT_K,
     threshold: float = TWO_STAGE_THRESHOLD,
     gate: bool = True,
+    prune: bool = False,
 ) -> ScoreResult:
     """ConflictScore of `response` against `documents`: per-claim D⁺/D⁻, CS-C and CS-R."""
     if variant not in VARIANTS:
@@ -50,7 +51,7 @@ def score_response(
     docs = as_documents(documents)
     ledger = Ledger(cache)
     claims = _claims(response, docs, backends, variant, decomposer, salient_k, ledger)
-    labelling = _labels(claims, docs, backends, variant, labeller, threshold, gate, ledger)
+    labelling = _labels(claims, docs, backends, variant, labeller, threshold, (gate, prune), ledger)
     scored = tuple(score_claim(c, row) for c, row in zip(claims.claims, labelling.judgments))
     relations = [claim.relations for claim in scored]
     return ScoreResult(
@@ -87,7 +88,7 @@ def _labels(
     variant: str,
     labeller: str,
     threshold: float,
-    gate: bool,
+    gate_prune: tuple[bool, bool],
     ledger: Ledger,
 ) -> Labelling:
     if variant == "all-documents":
@@ -99,7 +100,8 @@ def _labels(
         labeller=labeller,
         ledger=ledger,
         threshold=threshold,
-        gate=gate,
+        gate=gate_prune[0],
+        prune=gate_prune[1],
     )
 
 
@@ -112,6 +114,7 @@ def detect(
     labeller: str = "nli",
     threshold: float = TWO_STAGE_THRESHOLD,
     gate: bool = True,
+    prune: bool = False,
 ) -> Detection:
     """ConflictBench's conflict detection: is `claim` both supported and contradicted?"""
     if not isinstance(claim, str) or not claim.strip():
@@ -126,6 +129,7 @@ def detect(
         ledger=ledger,
         threshold=threshold,
         gate=gate,
+        prune=prune,
     )
     scored = score_claim(claim.strip(), labelling.judgments[0])
     return Detection(claim=scored, method=f"labels={labelling.method}", cache=ledger.use())

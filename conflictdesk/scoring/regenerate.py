@@ -35,11 +35,11 @@ class Regeneration:
     method: str
     cache: CacheUse
 
-    def as_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         def scores(result: ScoreResult | None) -> dict[str, Any] | None:
             if result is None:
                 return None
-            full = result.as_dict()
+            full = result.to_json()
             return {"cs_c": full["cs_c"], "cs_r": full["cs_r"], "claims": full["claims"]}
 
         return {
@@ -51,7 +51,7 @@ class Regeneration:
             "before": scores(self.before),
             "after": scores(self.after),
             "method": self.method,
-            "cached": self.cache.as_dict(),
+            "cached": self.cache.to_json(),
         }
 
 
@@ -95,6 +95,7 @@ def regenerate(
     labeller: str = "nli",
     threshold: float = TWO_STAGE_THRESHOLD,
     gate: bool = True,
+    prune: bool = False,
 ) -> Regeneration:
     """Score `response`, feed its most conflicted claim back (Table 13), score the revision."""
     if backends.llm is None:
@@ -105,7 +106,7 @@ def regenerate(
         raise InputError("empty question")
     docs = as_documents(documents)
     options: dict[str, Any] = {"cache": cache, "decomposer": decomposer, "labeller": labeller,
-                               "threshold": threshold, "gate": gate}  # fmt: skip
+                               "threshold": threshold, "gate": gate, "prune": prune}  # fmt: skip
     before = score_response(response, docs, backends, **options)
     selected = select_claim(before)
     if selected is None:

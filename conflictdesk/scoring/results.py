@@ -43,7 +43,7 @@ class Judgment:
             return {self.relation}
         return {r for r, p in zip(RELATIONS, self.probabilities) if p >= PLAUSIBLE}
 
-    def as_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         probabilities = None
         if self.probabilities is not None:
             probabilities = {r.value: round(p, 4) for r, p in zip(RELATIONS, self.probabilities)}
@@ -102,7 +102,7 @@ class CacheUse:
     def __add__(self, other: CacheUse) -> CacheUse:
         return CacheUse(self.hits + other.hits, self.total + other.total)
 
-    def as_dict(self) -> dict[str, int]:
+    def to_json(self) -> dict[str, int]:
         return {"hits": self.hits, "total": self.total}
 
 
@@ -116,7 +116,7 @@ class ScoreResult:
     method: str
     cache: CacheUse
 
-    def as_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "claims": [
                 {
@@ -133,7 +133,7 @@ class ScoreResult:
             "cs_c": _round(self.cs_c),
             "cs_r": _round(self.cs_r),
             "method": self.method,
-            "cached": self.cache.as_dict(),
+            "cached": self.cache.to_json(),
         }
 
 
@@ -149,7 +149,7 @@ class Detection:
     def conflict(self) -> bool:
         return self.claim.conflict
 
-    def as_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "relations": [r.value for r in self.claim.relations],
             "confidences": [_round(j.confidence) for j in self.claim.judgments],
@@ -157,5 +157,5 @@ class Detection:
             "conflict": self.conflict,
             "verdict": self.claim.verdict,
             "method": self.method,
-            "cached": self.cache.as_dict(),
+            "cached": self.cache.to_json(),
         }

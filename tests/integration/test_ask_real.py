@@ -64,10 +64,9 @@ def test_nli_metrics_on_a_copied_sentence(backends):
 
 
 def test_demo_runs_on_the_examples(backends, tmp_path, capsys, monkeypatch):
-    import conflictdesk.cli.ask as ask_cli
-    from conflictdesk.cli import main
+    from conflictdesk.cli import common, main
 
-    monkeypatch.setattr(ask_cli, "make_backends", lambda args: backends)
+    monkeypatch.setattr(common, "make_backends", lambda settings, roles: backends)
     code = main(["demo", "--db", str(tmp_path / "demo.db"), "--json"])
     out, err = capsys.readouterr()
     assert code == 0, err

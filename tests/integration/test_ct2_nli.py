@@ -40,7 +40,7 @@ def test_scores_are_distributions(nli):
     scores = nli.classify(PAIRS)
     assert len(scores) == len(PAIRS)
     for score in scores:
-        values = list(score.as_dict().values())
+        values = list(score.to_json().values())
         assert all(0.0 <= v <= 1.0 for v in values)
         assert sum(values) == pytest.approx(1.0, abs=1e-5)
         assert score.label in ("entailment", "neutral", "contradiction")
@@ -52,7 +52,7 @@ def test_batching_and_length_sorting_do_not_change_results(nli):
     # int8 activations are quantised per batch, so padding moves results slightly (float32
     # agrees to 1e-6); 0.01 bounds that noise and still catches mis-ordered or mis-masked rows.
     for a, b in zip(together, alone):
-        assert np.allclose(list(a.as_dict().values()), list(b.as_dict().values()), atol=0.01)
+        assert np.allclose(list(a.to_json().values()), list(b.to_json().values()), atol=0.01)
 
 
 def test_long_premise_is_windowed_with_max_evidence(nli):
@@ -66,7 +66,7 @@ def test_long_premise_is_windowed_with_max_evidence(nli):
     nli._ensure_loaded()
     each = nli._score_windows(nli._windows(0, premise, "The bridge was closed on Monday."))
     best = each[int(np.argmax(np.maximum(each[:, 0], each[:, 2])))]
-    assert np.allclose(best, list(long_score.as_dict().values()), atol=1e-5)
+    assert np.allclose(best, list(long_score.to_json().values()), atol=1e-5)
 
 
 def test_overlong_hypothesis_is_cut_with_a_warning(nli):
@@ -74,7 +74,7 @@ def test_overlong_hypothesis_is_cut_with_a_warning(nli):
         warnings.simplefilter("always")
         (score,) = nli.classify([("Short premise.", "word " * 400)])
     assert any("hypothesis of" in str(w.message) for w in caught)
-    assert sum(score.as_dict().values()) == pytest.approx(1.0, abs=1e-5)
+    assert sum(score.to_json().values()) == pytest.approx(1.0, abs=1e-5)
 
 
 def test_empty_input(nli):

@@ -8,9 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conflictdesk.app.ingest import ingest_paths
 from conflictdesk.backends.base import Embedder
 from conflictdesk.backends.onnx_embedder import OnnxEmbedder, from_manifest
-from conflictdesk.store import Store, ingest_paths
+from conflictdesk.retrieval.hybrid import hybrid_search
+from conflictdesk.store import Store
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,11 +73,11 @@ def test_each_question_retrieves_its_topic_top3(embedder, tmp_path):
         assert ingest_paths(store, [EXAMPLES / "docs"], "ex", embedder).ok
         for line in (EXAMPLES / "questions.jsonl").read_text().splitlines():
             q = json.loads(line)
-            hits = store.search(q["query"], "ex", k=3, embedder=embedder)
+            hits = hybrid_search(store, q["query"], "ex", k=3, embedder=embedder)
             labels = [f"{h.title} {h.text}" for h in hits]
             assert any(EXPECTED_TOP3[q["id"]] in label for label in labels), (q, labels)
         # the known passage ranks first for a paraphrase with little word overlap
-        hits = store.search("who runs the tidal turbine firm now", "ex", k=3, embedder=embedder)
+        hits = hybrid_search(store, "who runs the tidal turbine firm now", "ex", k=3, embedder=embedder)
         assert any("Orvane" in h.text for h in hits)
         assert hits[0].metadata["dense_rank"] is not None
 

@@ -24,18 +24,19 @@ QUESTION = "What is the recommended daily dose of velsarin?"
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory):
-    from conflictdesk.config import load_config
+    from conflictdesk.app import load_settings
 
-    config = load_config(path=tmp_path_factory.mktemp("cfg") / "none.toml", env={})
-    engine = DeskEngine.open(tmp_path_factory.mktemp("db") / "desk.db", config)
+    db = tmp_path_factory.mktemp("db") / "desk.db"
+    settings = load_settings(path=tmp_path_factory.mktemp("cfg") / "none.toml", env={}, db_path=db)
+    engine = DeskEngine.open(settings)
     try:
-        engine.backends()
+        engine.desk.backends()
     except ModelMissingError as exc:
         pytest.skip(f"embedded models not built: {exc}")
     summary = engine.ingest([str(EXAMPLES)], "examples", lambda *a: None, threading.Event())
     assert summary["added"] >= 10 and not summary["cancelled"]
     yield engine
-    engine.store.close()
+    engine.close()
 
 
 async def _ask_in_app(engine: DeskEngine) -> tuple[dict, list[str], str]:

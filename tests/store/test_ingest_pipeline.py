@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from conflictdesk.store import Store, ingest_paths
+from conflictdesk.app.ingest import ingest_paths
+from conflictdesk.store import Store
 from tests.fakes import FakeEmbedder
 from tests.unit.test_ingest_readers import minimal_pdf
 

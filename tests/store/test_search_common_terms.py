@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conflictdesk.ingest import Chunk, SourceDocument
+from conflictdesk.retrieval.hybrid import hybrid_search
 from conflictdesk.retrieval.lexical import MIN_DROP_COUNT
 from conflictdesk.store import Store
 from tests.fakes import FakeEmbedder
@@ -40,7 +41,7 @@ def sent_matches(store: Store, query: str, **search) -> list[str]:
     statements: list[str] = []
     store.conn.set_trace_callback(statements.append)
     try:
-        store.search(query, "port", **search)
+        hybrid_search(store, query, "port", **search)
     finally:
         store.conn.set_trace_callback(None)
     return [s for s in statements if "MATCH" in s and not s.startswith("--")]  # not fts5vocab's
@@ -50,7 +51,7 @@ def test_common_term_is_pruned_and_known_passage_still_ranks_top_3(harbour):
     store, emb = harbour
     query = "How tall is the harbour lighthouse?"
     assert store.lexical_terms(query) == ["tall", "lighthouse"]
-    hits = store.search(query, "port", k=5, embedder=emb)
+    hits = hybrid_search(store, query, "port", k=5, embedder=emb)
     assert KNOWN in [h.text for h in hits[:3]]
     assert hits[0].text == KNOWN and hits[0].metadata["bm25_rank"] == 1
     (statement,) = sent_matches(store, query, k=5, embedder=emb)
@@ -60,7 +61,7 @@ def test_common_term_is_pruned_and_known_passage_still_ranks_top_3(harbour):
 def test_query_of_only_common_terms_keeps_its_rarest(harbour):
     store, _ = harbour
     assert store.lexical_terms("harbour quay timber") == ["timber"]  # 1 in 8 passages
-    hits = store.search("harbour quay timber", "port", k=3)
+    hits = hybrid_search(store, "harbour quay timber", "port", k=3)
     assert len(hits) == 3 and all("timber" in h.text for h in hits)
 
 

@@ -8,6 +8,7 @@ import pytest
 from conflictdesk.backends.base import JudgmentCache
 from conflictdesk.errors import UsageError
 from conflictdesk.ingest import SourceDocument, chunk_text
+from conflictdesk.retrieval.hybrid import hybrid_search
 from conflictdesk.store import NotFoundError, Store
 from tests.fakes import FakeEmbedder
 
@@ -51,7 +52,7 @@ def test_search_ranks_known_passage_first(store):
     emb = FakeEmbedder()
     for text, title in DOCS:
         add(store, text, title, emb)
-    hits = store.search("How tall is the Quillmere lighthouse?", "c", k=3, embedder=emb)
+    hits = hybrid_search(store, "How tall is the Quillmere lighthouse?", "c", k=3, embedder=emb)
     assert hits[0].title == "Guide"
     assert hits[0].metadata["bm25_rank"] == 1 and hits[0].metadata["dense_rank"] == 1
     assert hits[0].relevance == pytest.approx(2 / 61)
@@ -61,26 +62,26 @@ def test_search_ranks_known_passage_first(store):
 def test_lexical_only_and_punctuation(store):
     for text, title in DOCS:
         add(store, text, title)
-    hits = store.search('"chief" AND (executive* OR ^Renn) NEAR:', "c", k=2)
+    hits = hybrid_search(store, '"chief" AND (executive* OR ^Renn) NEAR:', "c", k=2)
     assert hits[0].title == "Weekly"
     assert hits[0].metadata["dense_rank"] is None
-    assert store.search("?!?", "c", k=5) == []
+    assert hybrid_search(store, "?!?", "c", k=5) == []
 
 
 def test_search_errors(store):
     store.ensure_collection("c")
     with pytest.raises(NotFoundError, match="no collection named 'nope'"):
-        store.search("x", "nope")
+        hybrid_search(store, "x", "nope")
     with pytest.raises(UsageError):
-        store.search("  ", "c")
+        hybrid_search(store, "  ", "c")
     with pytest.raises(UsageError):
-        store.search("x", "c", k=0)
+        hybrid_search(store, "x", "c", k=0)
 
 
 def test_missing_vectors_are_embedded_at_search_and_cache_invalidates(store):
     emb = FakeEmbedder()
     add(store, DOCS[0][0], "Survey")
-    hits = store.search("Ysolde metres", "c", k=5, embedder=emb)
+    hits = hybrid_search(store, "Ysolde metres", "c", k=5, embedder=emb)
     assert hits[0].metadata["dense_rank"] == 1  # embedded lazily
     cid = store.collection_id("c")
     assert store.missing_embeddings(cid, emb.model_id) == []
@@ -90,14 +91,14 @@ def test_missing_vectors_are_embedded_at_search_and_cache_invalidates(store):
     add(store, DOCS[1][0], "Guide", emb)
     ids3, m3 = store.dense_matrix(cid, emb.model_id)
     assert len(ids3) == 2 and m3 is not m1  # reloaded after the collection changed
-    hits = store.search("lighthouse Quillmere", "c", k=5, embedder=emb)
+    hits = hybrid_search(store, "lighthouse Quillmere", "c", k=5, embedder=emb)
     assert hits[0].title == "Guide"
 
 
 def test_search_without_lazy_embedding_uses_bm25_for_unembedded(store):
     emb = FakeEmbedder()
     add(store, DOCS[0][0], "Survey")
-    hits = store.search("Ysolde", "c", k=5, embedder=emb, embed_missing=False)
+    hits = hybrid_search(store, "Ysolde", "c", k=5, embedder=emb, embed_missing=False)
     assert [h.title for h in hits] == ["Survey"] and hits[0].metadata["dense_rank"] is None
 
 
@@ -146,7 +147,7 @@ def test_delete_collection_and_document(store):
     add(store, DOCS[1][0], "Guide", emb)
     store.delete_document(doc)
     assert [p.title for p in store.collection_passages("c")] == ["Guide"]
-    assert all(h.title == "Guide" for h in store.search("Ysolde lighthouse", "c", k=5, embedder=emb))
+    assert all(h.title == "Guide" for h in hybrid_search(store, "Ysolde lighthouse", "c", k=5, embedder=emb))
     store.delete_collection("c")
     assert store.collections() == []
     for table in ("documents", "passages", "embeddings", "passages_fts"):

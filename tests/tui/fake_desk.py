@@ -1,5 +1,6 @@
 """A deterministic in-memory Desk for the TUI tests: canned results, recorded calls,
-optional gates (to hold a job mid-way) and injected failures."""
+optional gates (to hold a job mid-way) and injected failures. History rows and the models
+report are built from the application layer's wire types, as the real engine builds them."""
 
 from __future__ import annotations
 
@@ -9,6 +10,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from conflictdesk.app import (
+    CollectionInfo,
+    DocumentInfo,
+    ModelRow,
+    ModelsReport,
+    RunSummary,
+    StageRow,
+)
 from conflictdesk.tui.desk import ASK_STAGES, Cancelled
 
 PASSAGES = [
@@ -27,12 +36,12 @@ PASSAGES = [
 ]
 
 DOCUMENTS = {
-    1: {"id": 1, "title": "Endocrine Society 2011", "source": "docs/endo.txt",
-        "date": "2011-06-01", "passages": 2},
-    2: {"id": 2, "title": "IOM report 2010", "source": "docs/iom.txt", "date": "2010-11-30",
-        "passages": 2},
-    3: {"id": 3, "title": "Sunlight blog", "source": "docs/sun.md", "date": "2019-02-14",
-        "passages": 1},
+    1: DocumentInfo(1, "vitamin-d", "Endocrine Society 2011", "docs/endo.txt",
+                    date="2011-06-01", passages=2),
+    2: DocumentInfo(2, "vitamin-d", "IOM report 2010", "docs/iom.txt", date="2010-11-30",
+                    passages=2),
+    3: DocumentInfo(3, "vitamin-d", "Sunlight blog", "docs/sun.md", date="2019-02-14",
+                    passages=1),
 }
 
 
@@ -102,9 +111,8 @@ SCORE_RESULT: dict[str, Any] = {
 }
 
 HISTORY = [
-    {"id": 2, "kind": "score", "created": "2026-11-20 09:14", "summary": "Take 600 IU daily…"},
-    {"id": 1, "kind": "ask", "created": "2026-11-20 09:02",
-     "summary": "How much vitamin D should adults take?"},
+    RunSummary(2, "score", "2026-11-20 09:14", "Take 600 IU daily…"),
+    RunSummary(1, "ask", "2026-11-20 09:02", "How much vitamin D should adults take?"),
 ]
 
 
@@ -120,12 +128,13 @@ class FakeDesk:
         self.fail: dict[str, BaseException] = {}
         self.llm = llm
         self._collections = (
-            [{"name": "vitamin-d", "documents": 3, "passages": 5},
-             {"name": "empty", "documents": 0, "passages": 0}] if collections else []
+            [CollectionInfo("vitamin-d", 3, 5), CollectionInfo("empty", 0, 0)]
+            if collections else []
         )
         self.runs: dict[int, dict[str, Any]] = {
-            1: {**HISTORY[1], "result": self._full_ask("How much vitamin D should adults take?")},
-            2: {**HISTORY[0], "result": copy.deepcopy(SCORE_RESULT)},
+            1: {**HISTORY[1].to_json(),
+                "result": self._full_ask("How much vitamin D should adults take?")},
+            2: {**HISTORY[0].to_json(), "result": copy.deepcopy(SCORE_RESULT)},
         }
 
     def _check(self, name: str) -> None:
@@ -138,10 +147,10 @@ class FakeDesk:
             while not self.gate.wait(0.01) and not cancel.is_set():
                 pass
 
-    def collections(self) -> list[dict[str, Any]]:
+    def collections(self) -> list[CollectionInfo]:
         self.calls.append(("collections", None))
         self._check("collections")
-        return copy.deepcopy(self._collections)
+        return list(self._collections)
 
     def ingest(self, paths: Sequence[str], collection: str, on_progress, cancel) -> dict:
         self.calls.append(("ingest", (list(paths), collection)))
@@ -158,9 +167,9 @@ class FakeDesk:
                 self._wait(cancel)
         return {"added": added, "skipped": 0, "failed": failed, "cancelled": False}
 
-    def documents(self, collection: str) -> list[dict[str, Any]]:
+    def documents(self, collection: str) -> list[DocumentInfo]:
         self.calls.append(("documents", collection))
-        return copy.deepcopy(list(DOCUMENTS.values())) if collection == "vitamin-d" else []
+        return list(DOCUMENTS.values()) if collection == "vitamin-d" else []
 
     def passages(self, document_id: int) -> list[dict[str, Any]]:
         self.calls.append(("passages", document_id))
@@ -187,8 +196,8 @@ class FakeDesk:
                     raise Cancelled()
         run_id = max(self.runs) + 1
         result = self._full_ask(query)
-        self.runs[run_id] = {"id": run_id, "kind": "ask", "created": "2026-11-21 10:00",
-                             "summary": query, "result": result}
+        summary = RunSummary(run_id, "ask", "2026-11-21 10:00", query)
+        self.runs[run_id] = {**summary.to_json(), "result": result}
         return run_id, copy.deepcopy(result)
 
     def score(self, response: str, documents, cancel) -> tuple[int | None, dict]:
@@ -212,36 +221,32 @@ class FakeDesk:
                       before={"cs_c": 0.333, "cs_r": 0.5})
         return 4, result
 
-    def history(self, limit: int = 100) -> list[dict[str, Any]]:
+    def history(self, limit: int = 100) -> list[RunSummary]:
         self.calls.append(("history", limit))
         rows = sorted(self.runs.values(), key=lambda r: -r["id"])
-        return [{k: v for k, v in row.items() if k != "result"} for row in rows[:limit]]
+        return [RunSummary.from_json(row) for row in rows[:limit]]
 
     def run(self, run_id: int) -> dict[str, Any]:
         self.calls.append(("run", run_id))
         return copy.deepcopy(self.runs[run_id])
 
-    def models(self, verify: bool = False) -> dict[str, Any]:
+    def models(self, verify: bool = False) -> ModelsReport:
         self.calls.append(("models", verify))
         self._check("models")
         status = "verified" if verify else "present"
-        return {
-            "device": "cpu", "llm": "/models/qwen.gguf" if self.llm else None,
-            "models": [
-                {"name": "minilm-l6-embedder-int8", "role": "embedder", "status": status,
-                 "detail": "models/embedder"},
-                {"name": "conflictdesk-nli-minilm-int8", "role": "nli", "status": status,
-                 "detail": "models/nli"},
-                {"name": "conflictdesk-pair-mlp-int8", "role": "pair", "status": "missing",
-                 "detail": "run scripts/train_pair.py"},
-            ],
-            "stages": [
-                {"stage": "retrieval", "method": "bm25 + minilm-l6-embedder-int8", "llm": False},
-                {"stage": "tagging", "method": "nli:conflictdesk-nli-minilm-int8", "llm": False},
-                {"stage": "type", "method": "llm:qwen" if self.llm else "rules",
-                 "llm": self.llm},
-            ],
-        }
+        rows = (ModelRow("minilm-l6-embedder-int8", "embedder", "models/embedder", status,
+                         "models/embedder"),
+                ModelRow("conflictdesk-nli-minilm-int8", "nli", "models/nli", status,
+                         "models/nli"),
+                ModelRow("conflictdesk-pair-mlp-int8", "pair", "models/pair", "missing",
+                         "run scripts/train_pair.py"))  # fmt: skip
+        stages = (StageRow("retrieval", "bm25 + minilm-l6-embedder-int8", False),
+                  StageRow("tagging", "nli:conflictdesk-nli-minilm-int8", False),
+                  StageRow("type", "llm:qwen" if self.llm else "rules", self.llm))  # fmt: skip
+        report = ModelsReport(manifest="models/manifest.json", device="cpu",
+                              llm="/models/qwen.gguf" if self.llm else None, llm_ready=self.llm,
+                              models=rows, stages=stages)  # fmt: skip
+        return report
 
 
 def _expand(path: Path) -> list[Path]:

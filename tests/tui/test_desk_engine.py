@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conflictdesk.config import load_config
+from conflictdesk.app import Desk, RunSummary, load_settings
 from conflictdesk.store import Store
 from conflictdesk.tui.app import ConflictDeskApp
 from conflictdesk.tui.desk import ASK_STAGES, Cancelled
@@ -22,8 +22,9 @@ QUESTION = "What is the recommended daily dose of velsarin?"
 @pytest.fixture
 def engine(tmp_path) -> DeskEngine:
     backends = fake_backends()
-    config = load_config(path=tmp_path / "none.toml", env={})
-    return DeskEngine(Store.open(":memory:"), config, load_backends=lambda roles: backends)
+    settings = load_settings(path=tmp_path / "none.toml", env={})
+    desk = Desk(settings, store=Store.open(":memory:"), load_backends=lambda roles: backends)
+    return DeskEngine(desk)
 
 
 @pytest.fixture
@@ -43,22 +44,22 @@ def test_ingest_reports_each_file_and_its_errors(engine, tmp_path):
     assert [(done, total) for done, total, _, _ in progress] == [(1, 3), (2, 3), (3, 3)]
     assert progress[0][3] is None and progress[2][3]  # the .exe has a reason
     assert summary == {"added": 2, "skipped": 0, "failed": 1, "passages": 2, "cancelled": False}
-    assert engine.collections()[0] | {"created": None} == {
-        "name": "mine", "documents": 2, "passages": 2, "created": None}
+    (mine,) = engine.collections()
+    assert (mine.name, mine.documents, mine.passages) == ("mine", 2, 2) and mine.created
 
 
 def test_a_cancelled_ingest_keeps_the_files_already_imported(engine):
     cancel = threading.Event()
     summary = engine.ingest([str(EXAMPLES)], "examples", lambda *a: cancel.set(), cancel)
     assert summary["cancelled"] is True and summary["added"] >= 1
-    assert engine.collections()[0]["documents"] == summary["added"]
+    assert engine.collections()[0].documents == summary["added"]
 
 
 def test_documents_and_their_passages_in_order(loaded):
     documents = loaded.documents("examples")
     assert len(documents) >= 10
-    passages = loaded.passages(documents[0]["id"])
-    assert passages and all(p["document_id"] == documents[0]["id"] for p in passages)
+    passages = loaded.passages(documents[0].id)
+    assert passages and all(p["document_id"] == documents[0].id for p in passages)
     assert [p["ord"] for p in passages] == sorted(p["ord"] for p in passages)
 
 
@@ -72,8 +73,7 @@ def test_ask_streams_every_stage_stores_the_run_and_reopens_it(loaded):
     assert result["answer"]["sentences"] and result["verdict"]["type"]
     stored = loaded.run(run_id)
     assert stored["kind"] == "ask" and stored["result"] == result
-    assert loaded.history()[0] == {"id": run_id, "kind": "ask", "created": stored["created"],
-                                   "summary": QUESTION}
+    assert loaded.history()[0] == RunSummary(run_id, "ask", stored["created"], QUESTION)
 
 
 def test_a_cancelled_ask_raises_and_stores_nothing(loaded):
@@ -104,5 +104,5 @@ async def test_the_app_asks_through_the_engine_in_a_worker(loaded):
         await pilot.press(*QUESTION, "enter")
         stages = pilot.app.screen.query_one("#stages")
         await wait_until(pilot, lambda: stages.status.startswith(("done", "failed")), 30)
-        assert stages.status == f"done · run {loaded.history()[0]['id']}"
+        assert stages.status == f"done · run {loaded.history()[0].id}"
         assert str(pilot.app.screen.query_one("#answer-text").render()).strip()

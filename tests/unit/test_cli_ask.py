@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import conflictdesk.cli.ask as ask_cli
-from conflictdesk.cli import main
+from conflictdesk.app import AskRequest, Desk, load_settings
+from conflictdesk.cli import common, main
 from conflictdesk.store import Store
 from tests.fakes import fake_backends
 
@@ -35,7 +35,7 @@ DOCS = [
 
 @pytest.fixture(autouse=True)
 def fake_models(monkeypatch):
-    monkeypatch.setattr(ask_cli, "make_backends", lambda args: fake_backends())
+    monkeypatch.setattr(common, "make_backends", lambda settings, roles: fake_backends())
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -105,7 +105,7 @@ def test_batch_from_stdin(tmp_path, capsys, monkeypatch):
 
 
 def test_single_question_over_a_collection(tmp_path, capsys):
-    from conflictdesk.store import ingest_paths
+    from conflictdesk.app.ingest import ingest_paths
 
     db = tmp_path / "a.db"
     with Store.open(db) as store:
@@ -184,29 +184,16 @@ def test_demo_ingests_once_and_prints_the_type_table(tmp_path, capsys):
     assert len(_runs(Path(db))) == 12
 
 
-def test_memo_embedder_reuses_stored_vectors_and_the_query_vector(tmp_path):
-    import numpy as np
-
-    from conflictdesk.store import ingest_paths
-
-    backends = ask_cli.with_memo(fake_backends())
-    memo, inner = backends.embedder, backends.embedder.inner
-    assert ask_cli.with_memo(backends) is backends  # wrapped once
-    with Store.open(tmp_path / "m.db") as store:
-        ingest_paths(store, [EXAMPLES / "docs"], "ex", inner)
-        calls = len(inner.history)
-        passages = ask_cli.retrieve(store, "How tall is Mount Ysolde?", "ex", 5, backends)
-        assert len(inner.history) == calls + 1  # only the query was encoded
-        vectors = memo.embed(["How tall is Mount Ysolde?"] + [p.text for p in passages])
-        assert len(inner.history) == calls + 1  # the analysis re-encodes nothing
-        fresh = inner.embed([p.text for p in passages])
-        assert np.allclose(vectors[1:], fresh, atol=1e-5)
-        memo.embed(["a text never seen"])
-        assert inner.history[-1] == ["a text never seen"]
-
-
-def test_memo_embedder_handles_more_texts_than_it_remembers():
-    memo = ask_cli.MemoEmbedder(fake_backends().embedder, limit=2)
-    texts = ["one", "two", "three", "four"]
-    vectors = memo.embed(texts)
-    assert vectors.shape == (4, memo.dim) and len(memo.memo) == 2
+def test_ask_reuses_stored_vectors_and_the_query_vector(tmp_path):
+    backends = fake_backends()
+    embedder = backends.embedder
+    settings = load_settings(path=tmp_path / "none.toml", env={}, db_path=tmp_path / "m.db")
+    with Desk(settings, load_backends=lambda roles: backends) as desk:
+        desk.ingest([EXAMPLES / "docs"], "ex")
+        calls = len(embedder.history)
+        outcome = desk.ask(AskRequest("How tall is Mount Ysolde?", collection="ex", k=5))
+        encoded = [text for call in embedder.history[calls:] for text in call]
+        assert encoded.count("How tall is Mount Ysolde?") == 1  # the query, once
+        stored = {p.text for p in outcome.analysis.passages}
+        assert len(stored) == 5 and not stored & set(encoded)  # no stored passage re-embedded
+        assert outcome.run_id == desk.history()[0].id

@@ -20,12 +20,11 @@ def fakes(monkeypatch):
     """Route the commands' back-end loading to fakes; record the roles asked for."""
     state = {"backends": fake_backends(), "roles": []}
 
-    def open_backends(args, roles):
+    def make_backends(settings, roles):
         state["roles"].append(tuple(roles))
         return state["backends"]
 
-    for module in ("score", "detect", "regenerate"):
-        monkeypatch.setattr(f"conflictdesk.cli.{module}.open_backends", open_backends)
+    monkeypatch.setattr("conflictdesk.cli.common.make_backends", make_backends)
     return state
 
 

@@ -66,7 +66,7 @@ def test_default_config_path_honours_env(tmp_path, monkeypatch):
 
 def test_config_is_frozen_and_serialisable(tmp_path):
     config = Config(models_dir=tmp_path, llm_path=tmp_path / "m.gguf")
-    assert config.as_dict()["llm_path"] == str(tmp_path / "m.gguf")
+    assert config.to_json()["llm_path"] == str(tmp_path / "m.gguf")
     with pytest.raises(AttributeError):
         config.threads = 4  # type: ignore[misc]
 

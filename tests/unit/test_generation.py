@@ -254,8 +254,8 @@ def test_answer_round_trips_through_its_stored_json():
     from conflictdesk.generation.types import Answer
 
     result = answer(_outdated(), fake_backends())
-    stored = json.loads(json.dumps(result.to_dict()))
-    assert Answer.from_dict(stored) == result
+    stored = json.loads(json.dumps(result.to_json()))
+    assert Answer.from_json(stored) == result
 
 
 def test_a_mixed_cluster_still_shows_the_disputed_claim():

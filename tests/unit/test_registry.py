@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conflictdesk.backends import registry
+from conflictdesk.backends import registry, verification
 from conflictdesk.backends.manifest import Manifest, entry_for
 from conflictdesk.backends.registry import (
     UnloadedBackend,
@@ -126,6 +126,7 @@ def test_verification_cache_skips_unchanged_files_and_sees_changes(models, tmp_p
         return real(self, base)
 
     monkeypatch.setattr(registry.ModelEntry, "verify", counting_verify)
+    monkeypatch.setattr(verification, "HASH_AT_LOAD_BYTES", 0)  # stamps serve every file here
     cache = VerificationCache(tmp_path / "verified.json")
     entry = Manifest.load(models / "manifest.json").get("conflictdesk-nli-minilm-int8")
     verify_entry(entry, models, cache)
@@ -165,7 +166,7 @@ def test_capabilities_with_llm_path(models, tmp_path, monkeypatch):
     monkeypatch.setattr(registry, "llama_cpp_available", lambda: True)
     caps = capabilities(config_for(models, llm_path=tmp_path / "m.gguf"))
     assert caps.llm and caps.method("tag") == "llm-label-scoring"
-    assert caps.as_dict()["stages"]["classify"] == "llm"
+    assert caps.to_json()["stages"]["classify"] == "llm"
 
 
 def test_llm_path_must_be_gguf(models, tmp_path):

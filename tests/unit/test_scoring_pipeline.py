@@ -38,7 +38,7 @@ def test_score_response_per_claim_and_aggregate(backends):
     assert result.cs_c == pytest.approx(1 / 3)
     assert result.cs_r == pytest.approx(0.25)  # the claim with neither is left out
     assert "splitter(sentences, then clauses) (no LLM configured)" in result.method
-    out = result.as_dict()
+    out = result.to_json()
     assert out["claims"][0]["relations"] == ["SUPPORTS", "CONTRADICTS", "IRRELEVANT"]
     assert out["claims"][2]["ratio"] is None
     assert out["cached"] == {"hits": 0, "total": 3}  # 6 pairs gated (no shared content word)
@@ -153,8 +153,8 @@ def test_all_documents_variant(backends, backends_llm):
 def test_detect(backends):
     result = detect("Broken Bow had 3559 residents in 2010.", DOCS, backends)
     assert result.conflict is True
-    assert result.as_dict()["relations"] == ["SUPPORTS", "CONTRADICTS", "IRRELEVANT"]
-    assert result.as_dict()["method"].startswith("labels=nli(fake-nli); gate: 1 of 3")
+    assert result.to_json()["relations"] == ["SUPPORTS", "CONTRADICTS", "IRRELEVANT"]
+    assert result.to_json()["method"].startswith("labels=nli(fake-nli); gate: 1 of 3")
     no_conflict = detect("Broken Bow had 3559 residents in 2010.", [DOCS[0], DOCS[2]], backends)
     assert no_conflict.conflict is False
     with pytest.raises(InputError):
@@ -189,7 +189,7 @@ def test_regenerate_feeds_back_the_most_conflicted_claim(backends_llm):
     assert "DOCUMENTS THAT CONTRADICT THIS CLAIM (1):\nDocument 2:" in prompt
     assert result.revised_response.startswith("Sources disagree")
     assert result.before.cs_c == 0.5 and result.after.cs_c == 0.0
-    out = result.as_dict()
+    out = result.to_json()
     assert out["regenerated"] is True and out["before"]["cs_c"] == 0.5
     assert "regenerate=llm-table13(fake-llm)" in out["method"]
 
@@ -200,7 +200,7 @@ def test_regenerate_without_conflict_changes_nothing(backends_llm):
         "Where is Nebraska?", "Nebraska is a state in the Midwest.", DOCS, backends_llm
     )
     assert result.selected is None and result.revised_response is None
-    assert result.as_dict()["regenerated"] is False
+    assert result.to_json()["regenerated"] is False
     assert len(backends_llm.llm.history) == 1  # decomposition only
 
 

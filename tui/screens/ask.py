@@ -9,10 +9,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Select, Static, TabbedContent, TabPane
 from textual.widgets.tabbed_content import ContentTabs
 
+from conflictdesk.terminal import safe_line
 from conflictdesk.tui.desk import Cancelled, Desk
 from conflictdesk.tui.messages import (
     AskFinished,
@@ -77,12 +79,12 @@ class AskScreen(Screen[None]):
     def load_collections(self) -> None:
         select = self.query_one("#collection", Select)
         try:
-            names = [c["name"] for c in self.desk.collections()]
+            names = [c.name for c in self.desk.collections()]
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.notify(f"Could not list collections: {exc}", severity="error")
+            self.notify(safe_line(f"Could not list collections: {exc}"), severity="error", markup=False)
             return
         current = select.value
-        select.set_options([(name, name) for name in names])
+        select.set_options([(safe_line(name), name) for name in names])
         if current in names:
             select.value = current
         elif names:
@@ -150,7 +152,7 @@ class AskScreen(Screen[None]):
         self.running = False
         self.query_one(StageProgress).finish("failed")
         self.show_error(message.text)
-        self.notify(message.text, severity="error", timeout=8)
+        self.notify(message.text, severity="error", timeout=8, markup=False)
 
     async def reopen(self, result: dict[str, Any], run_id: int | None) -> None:
         """Show a stored run; a running ask is cancelled first so it cannot overwrite it."""
@@ -179,7 +181,7 @@ class AskScreen(Screen[None]):
 
     def show_error(self, text: str) -> None:
         error = self.query_one("#ask-error", Static)
-        error.update(text)
+        error.update(Content(safe_line(text)))
         error.display = bool(text)
 
     def on_passage_chosen(self, message: PassageChosen) -> None:

@@ -7,10 +7,13 @@ from typing import Any, ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
+from conflictdesk.app import DocumentInfo
+from conflictdesk.terminal import safe, safe_line
 from conflictdesk.tui.desk import Desk
 from conflictdesk.tui.screens.document import DocumentScreen
 from conflictdesk.tui.screens.import_dialog import ImportDialog
@@ -27,7 +30,7 @@ class CollectionsScreen(Screen[None]):
         super().__init__()
         self.desk = desk
         self.collection: str | None = None
-        self.document_rows: dict[str, dict[str, Any]] = {}
+        self.document_rows: dict[str, DocumentInfo] = {}
         self.passage_rows: dict[str, dict[str, Any]] = {}
 
     def compose(self) -> ComposeResult:
@@ -54,16 +57,15 @@ class CollectionsScreen(Screen[None]):
         try:
             rows = self.desk.collections()
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.notify(f"Could not list collections: {exc}", severity="error")
+            self.notify(safe_line(f"Could not list collections: {exc}"), severity="error", markup=False)
             return
         for row in rows:
-            table.add_row(row["name"], row.get("documents", 0), row.get("passages", 0),
-                          key=row["name"])
+            table.add_row(safe_line(row.name), row.documents, row.passages, key=row.name)
         if not rows:
             self.query_one("#documents-title", Label).update(
                 "[b]Documents[/b]  no collections yet: press [b]i[/b] to import files")
             return
-        names = [r["name"] for r in rows]
+        names = [r.name for r in rows]
         index = names.index(self.collection) if self.collection in names else 0
         table.move_cursor(row=index)
         self.show_collection(names[index])
@@ -86,16 +88,17 @@ class CollectionsScreen(Screen[None]):
         try:
             documents = self.desk.documents(name)
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.notify(f"Could not list documents of {name}: {exc}", severity="error")
+            self.notify(safe_line(f"Could not list documents of {name}: {exc}"), severity="error",
+                        markup=False)
             return
-        self.document_rows = {str(d["id"]): d for d in documents}
+        self.document_rows = {str(d.id): d for d in documents}
         for doc in documents:
-            table.add_row(doc.get("title") or doc.get("source") or f"document {doc['id']}",
-                          doc.get("date") or "", doc.get("passages", ""), key=str(doc["id"]))
+            table.add_row(safe_line(doc.label), safe_line(doc.date or ""), doc.passages,
+                          key=str(doc.id))
         self.query_one("#documents-title", Label).update(
-            f"[b]Documents[/b] in {name} ({len(documents)})")
+            Content.from_markup("[b]Documents[/b] in $name ($n)", name=safe_line(name), n=len(documents)))
         if documents:
-            self.show_document(str(documents[0]["id"]))
+            self.show_document(str(documents[0].id))
         else:
             self.query_one("#passages-list", OptionList).clear_options()
 
@@ -105,10 +108,10 @@ class CollectionsScreen(Screen[None]):
         try:
             passages = self.desk.passages(int(key))
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.notify(f"Could not read passages: {exc}", severity="error")
+            self.notify(safe_line(f"Could not read passages: {exc}"), severity="error", markup=False)
             return
         self.passage_rows = {str(p["id"]): p for p in passages}
-        options.add_options([Option(p.get("text", ""), id=str(p["id"])) for p in passages])
+        options.add_options([Option(Content(safe(p.get("text", ""))), id=str(p["id"])) for p in passages])
         if passages:
             options.highlighted = 0
         self.query_one("#passages-title", Label).update(f"[b]Passages[/b] ({len(passages)})")
@@ -121,9 +124,9 @@ class CollectionsScreen(Screen[None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         passage = dict(self.passage_rows.get(event.option.id or "", {}))
-        doc = self.document_rows.get(str(passage.get("document_id")), {})
-        passage.setdefault("title", doc.get("title"))
-        passage.setdefault("source", doc.get("source"))
+        doc = self.document_rows.get(str(passage.get("document_id")))
+        passage.setdefault("title", doc.title if doc else None)
+        passage.setdefault("source", doc.source if doc else None)
         if passage:
             self.app.push_screen(DocumentScreen(self.desk, passage))
 

@@ -12,6 +12,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from conflictdesk.terminal import safe, safe_line
 from conflictdesk.tui.desk import Desk
 
 
@@ -34,8 +35,8 @@ class DocumentScreen(ModalScreen[None]):
     def _heading(self) -> Content:
         p = self.passage
         return Content.from_markup(
-            "[b]$title[/b]  [dim]$meta[/]", title=p.get("title") or "Untitled document",
-            meta=" · ".join(str(x) for x in (p.get("date"), p.get("source")) if x))
+            "[b]$title[/b]  [dim]$meta[/]", title=safe_line(p.get("title") or "Untitled document"),
+            meta=safe_line(" · ".join(str(x) for x in (p.get("date"), p.get("source")) if x)))
 
     async def on_mount(self) -> None:
         body = self.query_one("#document-body", VerticalScroll)
@@ -43,7 +44,7 @@ class DocumentScreen(ModalScreen[None]):
         chosen: Static | None = None
         for row in rows:
             is_chosen = int(row["id"]) == int(self.passage.get("id", -1))
-            widget = Static(Content(row.get("text", "")), classes="doc-passage")
+            widget = Static(Content(safe(row.get("text", ""))), classes="doc-passage")
             widget.set_class(is_chosen, "-chosen")
             if is_chosen:
                 widget.border_title = f"passage #{row['id']}"
@@ -60,6 +61,7 @@ class DocumentScreen(ModalScreen[None]):
         try:
             rows = self.desk.passages(int(document_id))
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.notify(f"Could not read the document: {exc}", severity="error")
+            self.notify(safe_line(f"Could not read the document: {exc}"), severity="error",
+                        markup=False)
             return [self.passage]
         return rows or [self.passage]

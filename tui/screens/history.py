@@ -9,6 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label
 
+from conflictdesk.terminal import safe_line
 from conflictdesk.tui.desk import Desk
 from conflictdesk.tui.widgets.nav_bar import NavBar
 
@@ -44,11 +45,12 @@ class HistoryScreen(Screen[None]):
         try:
             runs = self.desk.history()
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.notify(f"Could not read the history: {exc}", severity="error")
+            self.notify(safe_line(f"Could not read the history: {exc}"), severity="error",
+                        markup=False)
             return
         for run in runs:
-            table.add_row(run["id"], run.get("kind", ""), run.get("created", ""),
-                          run.get("summary", ""), key=str(run["id"]))
+            table.add_row(run.id, safe_line(run.kind), safe_line(run.created),
+                          safe_line(run.summary), key=str(run.id))
         table.focus()
 
     async def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
@@ -65,10 +67,12 @@ class HistoryScreen(Screen[None]):
         try:
             run = self.desk.run(run_id)
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.notify(f"Could not open run {run_id}: {exc}", severity="error")
+            self.notify(safe_line(f"Could not open run {run_id}: {exc}"), severity="error",
+                        markup=False)
             return
         mode = OPENS_IN.get(run.get("kind", ""))
         if mode is None:
-            self.notify(f"Runs of kind {run.get('kind')!r} have no screen.", severity="warning")
+            self.notify(safe_line(f"Runs of kind {run.get('kind')!r} have no screen."),
+                        severity="warning", markup=False)
             return
         await self.app.open_run(mode, run)

@@ -16,6 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, ProgressBar, RichLog, Static
 
+from conflictdesk.terminal import safe_line
 from conflictdesk.tui.desk import Cancelled, Desk
 from conflictdesk.tui.messages import FileIngested, IngestFinished, WorkFailed
 
@@ -67,13 +68,13 @@ class ImportDialog(ModalScreen[dict[str, Any] | None]):
         if not paths or not collection or missing:
             problem = (f"not found: {', '.join(missing)}" if missing
                        else "give a path and a collection name")
-            status.update(Text(problem, style="bold red"))
+            status.update(Text(safe_line(problem), style="bold red"))
             return
         self.summary, self.failures = None, []
         self.cancel_event = threading.Event()
         self.query_one("#import-log", RichLog).clear()
         self.query_one("#import-progress", ProgressBar).display = True
-        status.update(f"Importing into {collection}…")
+        status.update(Text(f"Importing into {safe_line(collection)}…"))
         self.ingest([str(p) for p in paths], collection, self.cancel_event)
 
     @work(thread=True, exclusive=True, group="ingest")
@@ -96,9 +97,9 @@ class ImportDialog(ModalScreen[dict[str, Any] | None]):
         log = self.query_one("#import-log", RichLog)
         if message.error:
             self.failures.append((message.path, message.error))
-            log.write(Text(f"✗ {message.path}: {message.error}", style="bold red"))
+            log.write(Text(safe_line(f"✗ {message.path}: {message.error}"), style="bold red"))
         else:
-            log.write(Text(f"✓ {message.path}"))
+            log.write(Text(safe_line(f"✓ {message.path}")))
 
     def on_ingest_finished(self, message: IngestFinished) -> None:
         self.summary = message.summary
@@ -111,7 +112,7 @@ class ImportDialog(ModalScreen[dict[str, Any] | None]):
     def on_work_failed(self, message: WorkFailed) -> None:
         self.summary = {"error": message.text}
         self.query_one("#import-status", Static).update(Text(message.text, style="bold red"))
-        self.notify(message.text, severity="error")
+        self.notify(message.text, severity="error", markup=False)
 
     def on_unmount(self) -> None:
         """Leaving (or quitting) stops a running job at its next checkpoint."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import work
@@ -12,6 +12,8 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, Static
 
+from conflictdesk.app import ModelsReport
+from conflictdesk.terminal import safe_line
 from conflictdesk.tui.desk import Desk
 from conflictdesk.tui.messages import ModelsLoaded, WorkFailed
 from conflictdesk.tui.widgets.nav_bar import NavBar
@@ -29,7 +31,7 @@ class ModelsScreen(Screen[None]):
     def __init__(self, desk: Desk) -> None:
         super().__init__()
         self.desk = desk
-        self.report: dict[str, Any] | None = None
+        self.report: ModelsReport | None = None
         self.job: object | None = None  # the latest load; older ones are ignored
 
     def compose(self) -> ComposeResult:
@@ -68,30 +70,29 @@ class ModelsScreen(Screen[None]):
         if message.job is not self.job:
             return
         self.report = report = message.report
-        llm = report.get("llm") or "none configured (stages fall back to non-LLM methods)"
+        llm = report.llm or "none configured (stages fall back to non-LLM methods)"
         checked = "sha256 verified" if message.verified else "press v to verify sha256"
         summary = Content.from_markup(
             "[b]Device[/b] $device  [b]LLM[/b] $llm  [dim]$checked[/]",
-            device=report.get("device", "?"), llm=str(llm), checked=checked)
-        for note in report.get("notes") or []:
-            summary += Content.from_markup("\n[dim]note: $note[/]", note=note)
+            device=safe_line(report.device), llm=safe_line(llm), checked=checked)
+        for note in report.notes:
+            summary += Content.from_markup("\n[dim]note: $note[/]", note=safe_line(note))
         self.query_one("#models-summary", Static).update(summary)
         models = self.query_one("#models-table", DataTable)
         models.clear()
-        for row in report.get("models") or []:
-            status = row.get("status", "?")
-            models.add_row(row.get("role", ""), row.get("name", ""),
-                           Text(status, style=STATUS_STYLES.get(status, "")),
-                           row.get("detail", ""))
+        for row in report.models:
+            models.add_row(safe_line(row.role), safe_line(row.name),
+                           Text(row.status, style=STATUS_STYLES.get(row.status, "")),
+                           safe_line(row.detail))
         stages = self.query_one("#stages-table", DataTable)
         stages.clear()
-        for row in report.get("stages") or []:
-            stages.add_row(row.get("stage", ""), row.get("method", ""),
-                           "yes" if row.get("llm") else "no")
+        for stage in report.stages:
+            stages.add_row(safe_line(stage.stage), safe_line(stage.method),
+                           "yes" if stage.llm else "no")
 
     def on_work_failed(self, message: WorkFailed) -> None:
         if message.job is not self.job:
             return
         self.query_one("#models-summary", Static).update(
             Content.styled(message.text, "bold $error"))
-        self.notify(message.text, severity="error", timeout=8)
+        self.notify(message.text, severity="error", timeout=8, markup=False)

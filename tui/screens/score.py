@@ -15,6 +15,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Static, TabbedContent, TabPane, TextArea
 
+from conflictdesk.terminal import safe, safe_line
 from conflictdesk.tui.desk import Cancelled, Desk
 from conflictdesk.tui.messages import ScoreFinished, WorkCancelled, WorkFailed
 from conflictdesk.tui.widgets.claim_grid import ClaimGrid
@@ -65,7 +66,7 @@ def regeneration_note(result: dict[str, Any]) -> Content:
     return Content.from_markup(
         "[b]Regenerated[/b] (CS-C before $c, CS-R before $r)\n[b]Revised:[/b] $text\n"
         "[dim]Original: $original[/]", c=str(before.get("cs_c")), r=str(before.get("cs_r")),
-        text=result.get("response", ""), original=result.get("regenerated_from", ""))
+        text=safe(result.get("response", "")), original=safe(result.get("regenerated_from", "")))
 
 
 class ScoreScreen(Screen[None]):
@@ -125,7 +126,8 @@ class ScoreScreen(Screen[None]):
             if not isinstance(response, str) or not isinstance(documents, list):
                 raise TypeError("`response` must be a string and `documents` a list")
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            self.notify(f"Could not load {path_input.value}: {exc}", severity="error")
+            self.notify(safe_line(f"Could not load {path_input.value}: {exc}"), severity="error",
+                        markup=False)
             return
         self.query_one("#score-question", Input).value = str(question)
         self.query_one("#response", TextArea).text = response
@@ -236,7 +238,7 @@ class ScoreScreen(Screen[None]):
         self.refresh_bindings()
         self.query_one("#score-status", Static).update(
             Content.styled(message.text, "bold $error"))
-        self.notify(message.text, severity="error", timeout=8)
+        self.notify(message.text, severity="error", timeout=8, markup=False)
 
     def on_unmount(self) -> None:
         """Leaving (or quitting) stops a running job at its next checkpoint."""

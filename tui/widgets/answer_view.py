@@ -11,6 +11,7 @@ from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from conflictdesk.terminal import safe, safe_line
 from conflictdesk.tui.messages import PassageChosen
 from conflictdesk.tui.widgets.evidence_table import passage_index, passage_label
 
@@ -30,7 +31,7 @@ def cited_text(answer: dict[str, Any], numbers: dict[int, int]) -> Content:
     """The sentences, each followed by links `[n]` to the passages it cites."""
     parts: list[Content] = []
     for sentence in answer.get("sentences") or []:
-        parts.append(Content(str(sentence.get("sent", ""))))
+        parts.append(Content(safe(sentence.get("sent", ""))))
         for pid in sentence.get("cites") or []:
             style = f"bold $accent underline @click=cite({int(pid)})"
             parts.append(Content.styled(f"[{numbers[int(pid)]}]", style))
@@ -63,15 +64,15 @@ class AnswerView(Vertical):
         numbers = citation_numbers(answer)
         body = cited_text(answer, numbers)
         if answer.get("conflict"):
-            body += Content.from_markup("\n[b]Conflict:[/b] $c", c=answer["conflict"])
+            body += Content.from_markup("\n[b]Conflict:[/b] $c", c=safe(answer["conflict"]))
         generation = (answer.get("method") or {}).get("generation", "")
-        text.update(body + Content.styled(f"\n({generation})", "dim"))
+        text.update(body + Content.styled(f"\n({safe_line(generation)})", "dim"))
         passages = passage_index(result)
         for pid, number in numbers.items():
             passage = passages.get(pid, {})
             options.add_option(Option(Content.from_markup(
                 "[b]$n[/b] #$pid [i]$title[/i] — $text", n=f"[{number}]", pid=pid,
-                title=passage_label(passage, pid), text=passage.get("text", "")), id=f"p{pid}"))
+                title=passage_label(passage, pid), text=safe(passage.get("text", ""))), id=f"p{pid}"))
         if numbers:
             options.highlighted = 0
 

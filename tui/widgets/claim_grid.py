@@ -11,6 +11,8 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
+from conflictdesk.terminal import safe, safe_line
+
 CELLS = {
     "SUPPORTS": ("S", "bold white on #2e7d32"),
     "CONTRADICTS": ("C", "bold white on #c62828"),
@@ -57,7 +59,7 @@ class ClaimGrid(Vertical):
             csc=_metric(result.get("cs_c")), csr=_metric(result.get("cs_r")),
             k=conflicted, n=len(self._claims))
         if result.get("method"):
-            summary += Content.styled(f"\n{result['method']}", "dim")
+            summary += Content.styled(f"\n{safe(result['method'])}", "dim")
         self.query_one("#cs-summary", Static).update(summary)
         table = self.query_one("#claim-table", DataTable)
         table.clear(columns=True)
@@ -69,7 +71,7 @@ class ClaimGrid(Vertical):
             cells = [Text(f" {CELLS.get(r, ('?', ''))[0]} ", style=CELLS.get(r, ('?', ''))[1])
                      for r in claim.get("relations") or []]
             flag = Text("!", style="bold red") if is_conflicted(claim) else Text(" ")
-            table.add_row(flag, *cells, Text(claim.get("text", "")), key=str(row))
+            table.add_row(flag, *cells, Text(safe_line(claim.get("text", ""))), key=str(row))
         self._describe(0)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -89,10 +91,10 @@ class ClaimGrid(Vertical):
         claim = claims[index]
         documents = self._result.get("documents") or []
         confidences = claim.get("confidences") or []
-        lines = [Content.from_markup("[b]$text[/b]", text=claim.get("text", ""))]
+        lines = [Content.from_markup("[b]$text[/b]", text=safe(claim.get("text", "")))]
         for n, relation in enumerate(claim.get("relations") or []):
             title = documents[n].get("title") if n < len(documents) else None
             conf = f" {float(confidences[n]):.2f}" if n < len(confidences) else ""
             lines.append(Content.from_markup("  D$n $title: $rel$conf", n=n + 1,
-                                             title=title or "untitled", rel=relation, conf=conf))
+                                             title=safe_line(title or "untitled"), rel=safe_line(relation), conf=conf))
         detail.update(Content("\n").join(lines))

@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from conflictdesk.terminal import safe, safe_line
 from conflictdesk.tui.messages import PassageChosen
 from conflictdesk.tui.widgets.evidence_table import passage_index, passage_label
 
@@ -37,11 +38,11 @@ class ClusterBoard(HorizontalScroll):
             tag = tags.get(int(pid), {}).get("tag", "?")
             prompt = Content.from_markup(
                 "#$pid [i]$title[/i] ($tag)\n$text", pid=pid, title=passage_label(passage, int(pid)),
-                tag=tag, text=passage.get("text", ""))
+                tag=safe_line(tag), text=safe(passage.get("text", "")))
             options.append(Option(prompt, id=f"p{pid}"))
         card = OptionList(*options, classes=f"cluster-card -{cluster.get('dominant_tag')}")
-        card.border_title = (f"Cluster {cluster.get('id')} · {cluster.get('dominant_tag')} "
-                             f"{float(cluster.get('confidence', 0.0)):.2f}")
+        card.border_title = safe_line(f"Cluster {cluster.get('id')} · {cluster.get('dominant_tag')} "
+                                       f"{float(cluster.get('confidence', 0.0)):.2f}")
         return card
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

@@ -7,6 +7,8 @@ from typing import Any
 from textual.content import Content
 from textual.widgets import Static
 
+from conflictdesk.terminal import safe_line
+
 TYPE_LABELS = {
     "no_conflict": "no conflict",
     "complementary": "complementary information",
@@ -41,9 +43,9 @@ class ConflictBadge(Static):
         style = "bold $text on $error" if disputed else "bold $text on $success"
         parts = [Content.styled(badge, style),
                  Content(f" κ {float(score.get('kappa', 0.0)):.2f}"),
-                 Content(f" · stance {score.get('stance', '?')}")]
+                 Content(f" · stance {safe_line(score.get('stance', '?'))}")]
         verdict = result.get("verdict")
         if verdict:
             label = TYPE_LABELS.get(verdict.get("type", ""), verdict.get("type", "?"))
-            parts.append(Content.styled(f" · {label}", "bold"))
+            parts.append(Content.styled(f" · {safe_line(label)}", "bold"))
         self.update(Content("").join(parts))

@@ -11,6 +11,7 @@ from textual.content import Content
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
+from conflictdesk.terminal import safe, safe_line
 from conflictdesk.tui.messages import PassageChosen
 
 COLUMNS = (("support", "Support", "$success"), ("refute", "Refute", "$error"),
@@ -22,9 +23,10 @@ def passage_index(result: dict[str, Any]) -> dict[int, dict[str, Any]]:
 
 
 def passage_label(passage: dict[str, Any], passage_id: int) -> str:
-    """The passage's title, else its file name, else `passage N`."""
+    """The passage's title, else its file name, else `passage N` (terminal-safe, one line)."""
     source = passage.get("source")
-    return passage.get("title") or (Path(source).name if source else f"passage {passage_id}")
+    return safe_line(
+        passage.get("title") or (Path(source).name if source else f"passage {passage_id}"))
 
 
 class EvidenceTable(Horizontal):
@@ -53,7 +55,7 @@ class EvidenceTable(Horizontal):
         pid = int(tag["passage_id"])
         passage = passages.get(pid, {})
         title = passage_label(passage, pid)
-        text = tag.get("key_sentence") or passage.get("text", "")
+        text = safe(tag.get("key_sentence") or passage.get("text", ""))
         prompt = Content.from_markup(
             "[b]$conf[/b] #$pid [i]$title[/i]\n$text",
             conf=f"{float(tag.get('confidence', 0.0)):.2f}", pid=pid, title=title, text=text)

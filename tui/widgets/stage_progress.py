@@ -7,6 +7,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import ProgressBar, Static
 
+from conflictdesk.terminal import safe_line
 from conflictdesk.tui.desk import ASK_STAGES
 
 LABELS = {"kappa": "κ"}
@@ -71,7 +72,7 @@ class StageProgress(Horizontal):
             mark, style = MARKS[state]
             parts.append(Content.styled(f"{mark} {LABELS.get(stage, stage)}", style))
         parts.insert(0, Content.styled(f"{self.done_count}/{len(ASK_STAGES)}", "bold"))
-        parts.append(Content.styled(f" {self.status}", "bold"))
+        parts.append(Content.styled(f" {safe_line(self.status)}", "bold"))
         return Content(" ").join(parts)
 
     def _refresh(self) -> None:

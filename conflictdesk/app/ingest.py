@@ -1,5 +1,7 @@
 """Ingest files into a collection: discover → read → chunk → embed (batched) → store.
 
+An application-layer service: the embedder is called here, the store only persists.
+
 Each document is committed in its own transaction together with its passages and vectors,
 so a killed ingest keeps every finished document and a re-run skips them (dedup by the
 sha256 of the document's text). Documents are embedded in batches of about 64 passages
@@ -16,8 +18,8 @@ from conflictdesk.backends.base import Embedder
 from conflictdesk.errors import InputError
 from conflictdesk.ingest.chunking import Chunk, chunk_text
 from conflictdesk.ingest.readers import DEFAULT_MAX_BYTES, SourceDocument, discover, read_file
-from conflictdesk.store.database import Store, content_sha256
-from conflictdesk.store.search import EMBED_BATCH
+from conflictdesk.retrieval.hybrid import EMBED_BATCH
+from conflictdesk.store import Store, content_sha256
 
 # on_event(kind, path, detail): kind is "file" (one file done), "error" (a problem)
 EventFn = Callable[[str, str, str], None]
@@ -32,12 +34,21 @@ class IngestReport:
     passages_added: int = 0
     embedded_with: str | None = None
     failures: list[dict[str, str]] = field(default_factory=list)  # {"path", "reason"}
+    cancelled: bool = False  # stopped between files by the caller
 
     @property
     def ok(self) -> bool:
         return not self.failures
 
-    def as_dict(self) -> dict[str, Any]:
+    def add(self, other: IngestReport) -> None:
+        """Count another report's files into this one (ingesting file by file)."""
+        self.files += other.files
+        self.documents_added += other.documents_added
+        self.documents_skipped += other.documents_skipped
+        self.passages_added += other.passages_added
+        self.failures.extend(other.failures)
+
+    def to_json(self) -> dict[str, Any]:
         return {
             "collection": self.collection,
             "files": self.files,

@@ -1,0 +1,75 @@
+"""The application layer: one `Desk` owning every use case, built from one `Settings`.
+
+The CLI, the TUI and the benchmarks import this package (and the types it hands out) and
+nothing below it."""
+
+from conflictdesk.app.desk import (
+    ALL_ROLES,
+    DEFAULT_MAX_BYTES,
+    AskEvent,
+    BackendLoader,
+    Cancelled,
+    Desk,
+    count_files,
+    verified_backends,
+)
+from conflictdesk.app.models_report import discover_models, models_report
+from conflictdesk.app.scoring import (
+    DEFAULT_LABELLER,
+    LABELLERS,
+    SALIENT_K,
+    TWO_STAGE_THRESHOLD,
+    VARIANTS,
+    ScoringOptions,
+    StoredResult,
+)
+from conflictdesk.app.wire import (
+    AskOutcome,
+    AskRequest,
+    CollectionInfo,
+    DocumentInfo,
+    ModelRow,
+    ModelsReport,
+    RunRecord,
+    RunSummary,
+    StageRow,
+)
+from conflictdesk.backends.manifest import ROLES
+from conflictdesk.config import Settings, load_settings
+from conflictdesk.locations import shipped_examples, shipped_models
+from conflictdesk.retrieval.hybrid import Retrieval
+
+__all__ = [
+    "ALL_ROLES",
+    "DEFAULT_LABELLER",
+    "DEFAULT_MAX_BYTES",
+    "LABELLERS",
+    "ROLES",
+    "SALIENT_K",
+    "TWO_STAGE_THRESHOLD",
+    "VARIANTS",
+    "AskEvent",
+    "AskOutcome",
+    "AskRequest",
+    "BackendLoader",
+    "Cancelled",
+    "CollectionInfo",
+    "Desk",
+    "DocumentInfo",
+    "ModelRow",
+    "ModelsReport",
+    "Retrieval",
+    "RunRecord",
+    "RunSummary",
+    "ScoringOptions",
+    "Settings",
+    "StageRow",
+    "StoredResult",
+    "count_files",
+    "discover_models",
+    "load_settings",
+    "models_report",
+    "shipped_examples",
+    "shipped_models",
+    "verified_backends",
+]

@@ -1,0 +1,65 @@
+"""How much pair pruning (conflictdesk.scoring.prune) saves and what it costs: the share of
+pairs pruned, the recall of the pairs the encoder would label SUPPORTS or CONTRADICTS, and
+conflict F1 / relation macro-F1 with and without pruning, on cached encoder scores."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from conflictdesk.backends.base import Embedder
+from conflictdesk.evaluation.cases import RELATIONS, evaluate
+from conflictdesk.scoring.prune import best_similarity
+from conflictdesk.training.fusion import CaseSet, nli_alone, predict_relations
+
+IRRELEVANT = RELATIONS.index("IRRELEVANT")
+RECALL_TARGET = 0.995
+
+
+def similarities(case_set: CaseSet, embedder: Embedder) -> np.ndarray:
+    """The best claim-sentence cosine of every pair of `case_set`, in row order."""
+    claims = [c.claim for c in case_set.cases]
+    texts: list[str] = []
+    cells = []
+    for row, group in enumerate(case_set.groups):
+        case = case_set.cases[int(group)]
+        offset = int((case_set.groups[:row] == group).sum())
+        texts.append(case.documents[offset])
+        cells.append((int(group), row))
+    found = best_similarity(claims, texts, cells, embedder)
+    return np.asarray([found[cell] for cell in cells])
+
+
+def evidence_rows(case_set: CaseSet) -> np.ndarray:
+    """Ungated pairs the encoder labels SUPPORTS or CONTRADICTS (what pruning must keep)."""
+    return ~case_set.gate & (nli_alone(case_set.x).argmax(axis=1) != IRRELEVANT)
+
+
+def choose_threshold(pairs: list[tuple[np.ndarray, np.ndarray]]) -> float:
+    """The largest cosine (0.01 steps) keeping RECALL_TARGET of the evidence pairs of every
+    set (each set on its own, so a large set cannot outvote a small one)."""
+    best = 0.0
+    for t in np.arange(0.0, 0.61, 0.01):
+        if all((sims[evidence] >= t).mean() >= RECALL_TARGET for sims, evidence in pairs):
+            best = float(round(t, 2))
+    return best
+
+
+def effect(case_set: CaseSet, sims: np.ndarray, threshold: float) -> dict[str, Any]:
+    """Pruned share, evidence recall and detection with / without pruning at `threshold`."""
+    evidence = evidence_rows(case_set)
+    pruned = ~case_set.gate & (sims < threshold)
+    n = len(case_set.cases)
+    probabilities = nli_alone(case_set.x)
+    full = evaluate(case_set.cases, predict_relations(probabilities, case_set.gate,
+                                                      case_set.groups, n))  # fmt: skip
+    cut = evaluate(case_set.cases, predict_relations(probabilities, case_set.gate | pruned,
+                                                     case_set.groups, n))  # fmt: skip
+    return {
+        "pairs": len(sims), "model_pairs": int((~case_set.gate).sum()),
+        "pruned": int(pruned.sum()),
+        "evidence_recall": float((sims[evidence] >= threshold).mean()) if evidence.any() else 1.0,
+        "conflict_f1": [full["detection"]["f1"], cut["detection"]["f1"]],
+        "macro_f1": [full["relations"]["macro_f1"], cut["relations"]["macro_f1"]],
+    }  # fmt: skip
