@@ -1,7 +1,9 @@
 """The evidence set's conflict type in the CONFLICTS taxonomy (Cattan et al.).
 
 With a GGUF model: the paper's Figure 2 prompt, answered as JSON {explanation, category}.
-Without one, a rule classifier over the packet (method "rules"), in this order:
+Without one, the trained type model over measured signals (`type_model`, method
+"model:<id>"), the default. The rule classifier below (method "rules") is kept as the
+baseline the model is compared with; it reads no phrases:
 
 1. Conflict is present when a pair of packet passages conflicts (ConflictRAG) or when κ ≥ τ
    with both Support and Refute mass (ConRAG's trigger). Without conflict: "complementary"
@@ -14,18 +16,15 @@ Without one, a rule classifier over the packet (method "rules"), in this order:
 2. "outdated": temporal pairs are the most frequent type of the conflicting pairs, or the
    conflicting answers are separated in time (every passage of one answer is dated strictly
    earlier than every passage of the other, by metadata or by dates in the text other than
-   the answer itself) and the question or the passages speak of time or change ("how many",
-   "currently", "as of", "has been lowered", "replaces", "stepped down", ...).
-3. "conflicting_opinions": opinion pairs are the most frequent type, or at least half the
-   conflicting passages carry opinion / research-outcome markers ("argue", "study", ...),
-   or a yes/no question (or claim) whose two sides are balanced (minority share > 1/3).
+   the answer itself).
+3. "conflicting_opinions": opinion pairs are the most frequent type, or a yes/no question
+   (or claim) whose two sides are balanced (minority share > 1/3).
 4. "misinformation": the rest — a factual conflict over a verifiable answer, typically a
    small minority against a majority (minority share ≤ 1/3 of the conflict's mass).
 The verdict records the rationale and the signals the rule read."""
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from itertools import pairwise
@@ -33,6 +32,7 @@ from typing import Any
 
 from conflictdesk.analysis.calls import llm_json
 from conflictdesk.analysis.dates import passage_date
+from conflictdesk.analysis.type_model import TypeModel, classify_by_model
 from conflictdesk.analysis.types import (
     Cluster,
     ConflictPair,
@@ -43,30 +43,12 @@ from conflictdesk.analysis.types import (
     QueryForm,
     Tagging,
 )
+from conflictdesk.analysis.typing_features import Evidence
 from conflictdesk.backends.base import Generator, JudgmentCache
 from conflictdesk.errors import ModelOutputError
 from conflictdesk.types import ConflictType, PairType, Passage, Tag
 
 MINORITY_SHARE = 1.0 / 3.0
-OPINION_MARKERS = re.compile(
-    r"\b(argue[sd]?|believe[sd]?|opinion|critics?|proponents?|opponents?|advocates?|claims?|"
-    r"skeptic\w*|controvers\w*|debate[sd]?|should|recommend\w*|stud(?:y|ies)|research\w*|"
-    r"evidence suggests|findings?|found that|trial|meta-analysis|experts?|some say|others say|"
-    r"in my view|we think|harmful|beneficial)\b",
-    re.IGNORECASE,
-)
-TIME_MARKERS = re.compile(
-    r"\b(as of|as at|currently|now|latest|so far|to date|at present|since then|recently|"
-    r"by \d{4}|(?:has|have) been (?:lowered|raised|reduced|increased|changed|revised|updated|"
-    r"replaced|withdrawn)|revised|updated|no longer|replaces|replaced|succeeds|succeeded|"
-    r"stepped down|former(?:ly)?|previously|takes over|took over)\b",
-    re.IGNORECASE,
-)
-TIME_QUESTIONS = re.compile(
-    r"\b(how many|how much|current(?:ly)?|latest|now|today|still|most recent|record)\b",
-    re.IGNORECASE,
-)
-
 CATEGORIES = (
     ConflictType.NO_CONFLICT,
     ConflictType.COMPLEMENTARY,
@@ -174,10 +156,15 @@ def classify_conflict(
     llm: Generator | None = None,
     cache: JudgmentCache | None = None,
     tau: float = 0.5,
+    type_model: TypeModel | None = None,
 ) -> ConflictVerdict:
-    """The CONFLICTS type of the packet: the LLM's Figure 2 answer, else the rules."""
+    """The CONFLICTS type of the packet: the LLM's Figure 2 answer, else the type model's,
+    else (no model given) the rules."""
     if llm is not None:
         return classify_with_llm(query, packet, llm, cache)
+    if type_model is not None:
+        evidence = Evidence(query, packet, tagging, clusters, score, detection)
+        return classify_by_model(type_model, evidence)
     return classify_by_rules(query, packet, tagging, clusters, score, detection, tau=tau)
 
 
@@ -214,10 +201,10 @@ def classify_by_rules(
     share = _minority_share(sides, tags, tagging.frame.form)
     signals["minority_share"] = round(share, 4)
     plurality = type_counts.most_common(1)[0][0] if type_counts else PairType.FACTUAL.value
-    outdated = _outdated_reason(query, packet, tags, sides, plurality, signals)
+    outdated = _outdated_reason(packet, tags, sides, plurality, signals)
     if outdated:
         return _verdict(ConflictType.OUTDATED, outdated, signals)
-    opinions = _opinion_reason(packet, sides, plurality, share, tagging.frame.form, signals)
+    opinions = _opinion_reason(plurality, share, tagging.frame.form)
     if opinions:
         return _verdict(ConflictType.CONFLICTING_OPINIONS, opinions, signals)
     split = "a minority" if share <= MINORITY_SHARE else "one side"
@@ -230,7 +217,6 @@ def classify_by_rules(
 
 
 def _outdated_reason(
-    query: str,
     packet: Sequence[Passage],
     tags: dict[int, PassageTag],
     sides: Sequence[set[int]],
@@ -241,36 +227,16 @@ def _outdated_reason(
     if plurality == PairType.TEMPORAL.value:
         return "the conflicting pairs are mostly temporal"
     separated, evidence = _time_separated(sides, packet, tags)
-    time_relative = bool(TIME_QUESTIONS.search(query)) or any(
-        TIME_MARKERS.search(_text(packet, pid)) for side in sides for pid in side
-    )
-    signals["time_separated"], signals["time_relative"] = separated, time_relative
-    if separated and time_relative:
-        return (
-            f"the conflicting answers differ in time ({evidence}) and the sources speak of change"
-        )
+    signals["time_separated"] = separated
+    if separated:
+        return f"the conflicting answers differ in time ({evidence})"
     return None
 
 
-def _opinion_reason(
-    packet: Sequence[Passage],
-    sides: Sequence[set[int]],
-    plurality: str,
-    share: float,
-    form: QueryForm,
-    signals: dict[str, Any],
-) -> str | None:
+def _opinion_reason(plurality: str, share: float, form: QueryForm) -> str | None:
     """Rule 3 of the module docstring; None when it does not apply."""
-    involved = {pid for side in sides for pid in side}
-    marked = sum(1 for pid in involved if OPINION_MARKERS.search(_text(packet, pid)))
-    signals["opinion_marked"] = f"{marked}/{len(involved)}"
     if plurality == PairType.OPINION.value:
         return "the conflicting pairs are mostly opinions"
-    if involved and marked * 2 >= len(involved):
-        return (
-            f"{marked} of {len(involved)} conflicting passages argue a view or report "
-            "research findings"
-        )
     if form is not QueryForm.WH and share > MINORITY_SHARE:
         return "both sides of a yes/no question carry comparable evidence"
     return None
@@ -278,10 +244,6 @@ def _opinion_reason(
 
 def _verdict(kind: ConflictType, why: str, signals: dict[str, Any]) -> ConflictVerdict:
     return ConflictVerdict(kind, why, "rules", signals)
-
-
-def _text(packet: Sequence[Passage], pid: int) -> str:
-    return next((p.text for p in packet if p.id == pid), "")
 
 
 def _without_conflict(

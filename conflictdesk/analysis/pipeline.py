@@ -9,6 +9,7 @@ e.g. a threading.Event) is checked between stages."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,8 +31,10 @@ from conflictdesk.analysis.packet import (
 from conflictdesk.analysis.pairs import detect_pairs
 from conflictdesk.analysis.resolve import AuthorityTable, resolve
 from conflictdesk.analysis.tag import tag_passages
+from conflictdesk.analysis.type_model import TypeModel, load_type_model
 from conflictdesk.analysis.types import Analysis
 from conflictdesk.backends.base import Backends, Embedder, JudgmentCache
+from conflictdesk.backends.manifest import models_dir
 from conflictdesk.errors import ConflictDeskError, UsageError
 from conflictdesk.stages import ANALYSIS_STAGES
 from conflictdesk.types import Passage
@@ -58,6 +61,8 @@ class AnalysisOptions:
     delta: float = DELTA
     tau_c: float | None = None  # None: the pair model's calibrated τ_c, else 0.7
     use_llm: bool = True  # use the GGUF model for pair refinement and typing when configured
+    classifier: str = "model"  # without an LLM: "model" (the trained type model) | "rules"
+    type_model: TypeModel | None = None  # None: the shipped one (models/manifest.json)
     authority: AuthorityTable = field(default_factory=AuthorityTable)
     cancel: CancelFlag | None = None
 
@@ -104,6 +109,21 @@ def embed_passages(
         for p in passages
     ]
     return np.vstack(rows)
+
+
+@functools.cache
+def default_type_model() -> TypeModel:
+    """The shipped CONFLICTS type model, loaded and verified once per process."""
+    return load_type_model(models_dir())
+
+
+def _type_model(opts: AnalysisOptions) -> TypeModel | None:
+    """The type model the options ask for; None for the rule classifier."""
+    if opts.classifier == "rules":
+        return None
+    if opts.classifier != "model":
+        raise UsageError(f"classifier must be 'model' or 'rules', not {opts.classifier!r}")
+    return opts.type_model or default_type_model()
 
 
 def with_relevance(
@@ -199,6 +219,7 @@ def analyze(
             llm=llm,
             cache=cache,
             tau=opts.tau,
+            type_model=_type_model(opts) if llm is None else None,
         ),
     )
     resolution = run.stage(

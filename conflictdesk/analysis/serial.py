@@ -134,7 +134,12 @@ def _detection(d: dict[str, Any]) -> PairDetection:
 
 def _verdict(v: dict[str, Any]) -> ConflictVerdict:
     return ConflictVerdict(
-        ConflictType(v["type"]), v["rationale"], v["method"], dict(v.get("signals", {}))
+        ConflictType(v["type"]),
+        v["rationale"],
+        v["method"],
+        dict(v.get("signals", {})),
+        _optional(v.get("confidence")),
+        bool(v.get("uncertain", False)),
     )
 
 

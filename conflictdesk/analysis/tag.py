@@ -10,6 +10,14 @@ the query's idf-weighted content words the passage contains); lexical alone with
 embeddings. A passage below half the best (TOPICAL_RATIO) is about something else: it is tagged Irrelevant with confidence 1 − topicality, without an NLI call,
 and takes no part in choosing candidate answers (method "topicality").
 
+Then the subject: the query's name-like words — written with a capital in the query other than
+at its start, or found in two passages or more and never in lower case there (proper names
+whatever their case in the query) — weighted by idf. When the query has some and a passage
+covers less than half of their weight (SUBJECT_RATIO) while another covers more, the passage
+is about another entity
+than the question's: it is off-topic too (method "subject"), so it cannot lead, take a tag or
+count toward κ.
+
 Key sentences (a passage's most query-relevant sentences, see `text.ranked_sentences`) weigh
 the query's words by their idf among the on-topic passages, so the words of the relation
 asked about count more than the topic's name, which they all share.
@@ -20,6 +28,8 @@ them are scored in one batched `classify` call."""
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from conflictdesk.analysis import text as tx
@@ -30,6 +40,7 @@ from conflictdesk.backends.base import NLI, JudgmentCache
 from conflictdesk.types import NLIScores, Passage, Tag
 
 TOPICAL_RATIO = 0.5
+SUBJECT_RATIO = 0.5
 
 
 def relevance_weights(passages: Sequence[Passage]) -> dict[int, float]:
@@ -63,6 +74,36 @@ def topicality(similarity: Mapping[int, float]) -> dict[int, float]:
     return {pid: min(max(s, 0.0) / top, 1.0) for pid, s in similarity.items()}
 
 
+def subject_words(query: str, passages: Sequence[Passage]) -> set[str]:
+    """The query's name-like content words (module docstring), lower-cased."""
+    texts = [f"{p.title or ''}. {p.text}" for p in passages]
+    lower_seen = set(re.findall(r"\b[a-z][\w'\-]*", " ".join(texts)))
+    capital_in_query = {w.lower() for w in re.findall(r"(?<=\S )([A-Z][\w'\-]*)", query)}
+    passages_with = Counter(w for text in texts for w in set(tx.words(text)))
+    return {
+        w
+        for w in tx.content_words(query)
+        if w in capital_in_query or (passages_with[w] >= 2 and w not in lower_seen)
+    }
+
+
+def subject_coverage(
+    query: str, passages: Sequence[Passage], idf: Mapping[str, float]
+) -> dict[int, float] | None:
+    """Share of the subject words' idf weight each passage (title and text) holds; None when
+    the query names no subject or no passage covers it."""
+    subject = subject_words(query, passages)
+    total = sum(idf.get(w, 1.0) for w in subject)
+    if not subject or total <= 0:
+        return None
+    coverage = {
+        p.id: sum(idf.get(w, 1.0) for w in subject & set(tx.words(f"{p.title or ''} {p.text}")))
+        / total
+        for p in passages
+    }
+    return coverage if max(coverage.values()) >= SUBJECT_RATIO else None
+
+
 def tag_from_scores(scores: NLIScores) -> tuple[Tag, float]:
     """Entailment → Support, contradiction → Refute, neutral → Irrelevant; u_i = its prob."""
     label = scores.label
@@ -84,7 +125,11 @@ def tag_passages(
     if similarity is not None:
         dense = topicality(similarity)
         topical = {pid: (topical[pid] + dense[pid]) / 2 for pid in topical}
-    on_topic = {pid: w for pid, w in topical.items() if w >= TOPICAL_RATIO}
+    coverage = subject_coverage(query, passages, idf)
+    about_other = {pid for pid, c in (coverage or {}).items() if c < SUBJECT_RATIO}
+    on_topic = {
+        pid: w for pid, w in topical.items() if w >= TOPICAL_RATIO and pid not in about_other
+    }
     # Key sentences weigh query words by their idf among the on-topic passages: the topic's
     # name, shared by all of them, matters less than the words of the relation asked about.
     topic_idf = tx.idf_weights([p.text for p in passages if p.id in on_topic])
@@ -106,6 +151,7 @@ def tag_passages(
             key_sentences[passage.id],
             topical[passage.id],
             answers[passage.id][0] if passage.id in answers else None,
+            "subject" if passage.id in about_other else "topicality",
         )
         for passage in passages
     ]
@@ -113,12 +159,17 @@ def tag_passages(
 
 
 def _tag(
-    passage_id: int, scores: NLIScores | None, key: str, weight: float, answer: str | None
+    passage_id: int,
+    scores: NLIScores | None,
+    key: str,
+    weight: float,
+    answer: str | None,
+    off_topic_method: str,
 ) -> PassageTag:
     if scores is None:  # off-topic: no NLI call
         return PassageTag(
             passage_id, Tag.IRRELEVANT, 1.0 - weight, 0.0, 0.0, 0.0,
-            key_sentence=key, topicality=weight, method="topicality",
+            key_sentence=key, topicality=weight, method=off_topic_method,
         )  # fmt: skip
     tag, confidence = tag_from_scores(scores)
     return PassageTag(

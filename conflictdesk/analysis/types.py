@@ -26,6 +26,9 @@ class QueryForm(str, Enum):
     WH = "wh"  # an open question, tagged against the leading candidate answer
 
 
+OFF_TOPIC_METHODS = ("topicality", "subject")
+
+
 def _r(value: float) -> float:
     return round(float(value), 6)
 
@@ -73,7 +76,8 @@ class ClaimFrame:
 @dataclass(frozen=True)
 class PassageTag:
     """ConRAG A-stage tag t_i with confidence u_i, and the NLI scores it was read from
-    (all 0 when `method` is "topicality": an off-topic passage, tagged without the NLI)."""
+    (all 0 when `method` is "topicality" or "subject": an off-topic passage, or one about
+    another entity than the question's, tagged without the NLI)."""
 
     passage_id: int
     tag: Tag
@@ -84,11 +88,11 @@ class PassageTag:
     key_sentence: str = ""  # the passage's most query-relevant sentence
     answer: str | None = None  # the candidate answer this passage holds (wh-questions)
     topicality: float = 1.0  # similarity to the query over the best passage's, in [0, 1]
-    method: str = "nli"  # "nli" | "topicality"
+    method: str = "nli"  # "nli" | "topicality" | "subject"
 
     @property
     def on_topic(self) -> bool:
-        return self.method != "topicality"
+        return self.method not in OFF_TOPIC_METHODS
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -256,8 +260,10 @@ class ConflictVerdict:
 
     type: ConflictType
     rationale: str
-    method: str  # "llm:<id>" (Figure 2 prompt) | "rules"
+    method: str  # "llm:<id>" (Figure 2 prompt) | "model:<id>" | "rules"
     signals: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    confidence: float | None = None  # the type model's probability of `type`
+    uncertain: bool = False  # confidence below the model's threshold: a reviewer should look
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -265,6 +271,8 @@ class ConflictVerdict:
             "rationale": self.rationale,
             "method": self.method,
             "signals": dict(self.signals),
+            "confidence": None if self.confidence is None else _r(self.confidence),
+            "uncertain": self.uncertain,
         }
 
 

@@ -43,7 +43,7 @@ LLAMA_CPP_HINT = "scripts/setup.sh (builds llama-cpp-python; CONFLICTDESK_CUDA=1
 LLM_STAGES: dict[str, tuple[str, str]] = {
     "tag": ("llm-label-scoring", "nli"),
     "pairs": ("mlp+llm", "mlp"),
-    "classify": ("llm", "rules"),
+    "classify": ("llm", "type-model"),
     "decompose": ("llm", "sentences"),
     "label": ("llm-label-scoring", "nli"),
     "regenerate": ("llm", "extractive"),

@@ -56,8 +56,13 @@ def test_batching_changes_vectors_only_slightly(embedder):
 
 
 def test_semantics(embedder):
-    a, b, c = embedder.embed(["The cat sits on the mat.", "A kitten is resting on a rug.",
-                              "Quarterly revenue rose by four percent."])
+    a, b, c = embedder.embed(
+        [
+            "The cat sits on the mat.",
+            "A kitten is resting on a rug.",
+            "Quarterly revenue rose by four percent.",
+        ]
+    )
     assert a @ b > a @ c + 0.2
 
 
@@ -86,11 +91,30 @@ def test_cli_with_real_embedder(tmp_path, capsys):
     from conflictdesk.cli import main
 
     db = str(tmp_path / "c.db")
-    assert main(["ingest", str(EXAMPLES / "docs"), "-c", "ex", "--threads", "1", "--db", db, "--json"]) == 0
+    assert (
+        main(["ingest", str(EXAMPLES / "docs"), "-c", "ex", "--threads", "1", "--db", db, "--json"])
+        == 0
+    )
     summary = json.loads(capsys.readouterr().out)
     assert summary["embedded_with"].startswith("minilm-l6-embedder-int8@")
-    assert main(["search", "How tall is Mount Ysolde?", "-c", "ex", "-k", "3", "--threads", "1",
-                 "--db", db, "--json"]) == 0
+    assert (
+        main(
+            [
+                "search",
+                "How tall is Mount Ysolde?",
+                "-c",
+                "ex",
+                "-k",
+                "3",
+                "--threads",
+                "1",
+                "--db",
+                db,
+                "--json",
+            ]
+        )
+        == 0
+    )
     result = json.loads(capsys.readouterr().out)
     assert result["method"]["fusion"] == "rrf-k60"
     assert all("Ysolde" in r["text"] for r in result["results"])

@@ -50,8 +50,9 @@ async def _ask_in_app(engine: DeskEngine) -> tuple[dict, list[str], str]:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + 240
         while not stages.status.startswith(("done", "failed")) and loop.time() < deadline:
-            seen.extend(s for s, state in stages.states.items() if state == "done"
-                        and s not in seen)
+            seen.extend(
+                s for s, state in stages.states.items() if state == "done" and s not in seen
+            )
             await pilot.pause(0.05)
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
@@ -70,8 +71,13 @@ def test_one_ask_in_the_app_on_the_real_models(engine):
     assert tags and {t["tag"] for t in tags} <= {"support", "refute", "irrelevant"}
     assert all(0.0 <= t["confidence"] <= 1.0 for t in tags)
     assert 0.0 <= result["score"]["kappa"] <= 1.0
-    assert result["verdict"]["type"] in {"no_conflict", "complementary", "conflicting_opinions",
-                                         "outdated", "misinformation"}
+    assert result["verdict"]["type"] in {
+        "no_conflict",
+        "complementary",
+        "conflicting_opinions",
+        "outdated",
+        "misinformation",
+    }
     assert result["answer"]["sentences"] and "(extractive:" in shown
     run_id = int(status.rsplit(" ", 1)[1])
     assert engine.run(run_id)["result"]["verdict"] == result["verdict"]

@@ -116,16 +116,22 @@ def test_minority_factual_conflict_is_misinformation():
     assert verdict.signals["minority_share"] == pytest.approx(0.25)
 
 
-def test_opinion_markers_make_conflicting_opinions():
+def test_rules_read_no_phrases_opinion_words_alone_do_not_make_opinions():
     passages = [
         Passage(0, "Critics argue that fasting is harmful."),
         Passage(1, "A study found fasting beneficial for patients."),
+        Passage(2, "Fasting is beneficial."),
+        Passage(3, "Fasting is beneficial, doctors report."),
     ]
-    tagging = _tagging(QueryForm.YES_NO, [(0, R, 0.9, None), (1, S, 0.9, None)])
-    clusters = [Cluster(0, (0,), R, 1.0), Cluster(1, (1,), S, 1.0)]
-    verdict = _run("Is fasting good?", passages, tagging, clusters, [_pair(0, 1, PairType.FACTUAL)])
-    assert verdict.type is ConflictType.CONFLICTING_OPINIONS
-    assert verdict.signals["opinion_marked"] == "2/2"
+    tagging = _tagging(
+        QueryForm.YES_NO,
+        [(0, R, 0.9, None), (1, S, 0.9, None), (2, S, 0.9, None), (3, S, 0.9, None)],
+    )
+    clusters = [Cluster(0, (0,), R, 1.0), Cluster(1, (1, 2, 3), S, 1.0)]
+    pairs = [_pair(0, i, PairType.FACTUAL) for i in (1, 2, 3)]
+    verdict = _run("Is fasting good?", passages, tagging, clusters, pairs)
+    assert verdict.type is ConflictType.MISINFORMATION  # lopsided: a minority of 1 in 4
+    assert "opinion_marked" not in verdict.signals
 
 
 def test_balanced_yes_no_factual_conflict_is_opinions_but_lopsided_is_misinformation():

@@ -146,7 +146,7 @@ def test_capabilities_without_llm_report_fallback_methods(models):
     caps = capabilities(config_for(models))
     assert caps.llm is False
     assert caps.models["nli"].startswith("conflictdesk-nli-minilm-int8@")
-    assert caps.method("tag") == "nli" and caps.method("classify") == "rules"
+    assert caps.method("tag") == "nli" and caps.method("classify") == "type-model"
     assert any("no GGUF" in note for note in caps.notes)
 
 

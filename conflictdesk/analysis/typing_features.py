@@ -1,0 +1,285 @@
+"""Measured signals of an evidence set, the inputs of the CONFLICTS type model.
+
+Every feature is computed from what the pipeline has at run time — the packet's passages with
+their dates and sources, the NLI tags, κ, the clusters and the judged pairs — never from
+phrases: time is read from dates (metadata or text), disagreement from the answers and the
+NLI's mass, subjectivity from closed word classes of English grammar (first and second person
+pronouns, modal verbs, degree adverbs, comparative and superlative forms) and punctuation."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from conflictdesk.analysis import text as tx
+from conflictdesk.analysis.dates import find_dates, passage_date
+from conflictdesk.analysis.types import (
+    Cluster,
+    ConflictScore,
+    PairDetection,
+    PassageTag,
+    QueryForm,
+    Tagging,
+)
+from conflictdesk.types import Passage, Tag
+
+# Closed word classes of English grammar (personal pronouns, modal auxiliaries, degree
+# adverbs): how a text addresses its reader and hedges or grades a statement.
+FIRST_PERSON = frozenset(
+    ["i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves"]
+)
+SECOND_PERSON = frozenset(["you", "your", "yours", "yourself", "yourselves"])
+MODALS = frozenset(["should", "must", "ought", "would", "could", "might", "may", "can", "shall"])
+DEGREE = frozenset(
+    [
+        "very",
+        "really",
+        "quite",
+        "too",
+        "so",
+        "rather",
+        "fairly",
+        "pretty",
+        "extremely",
+        "most",
+        "least",
+    ]
+)
+PAST_AUXILIARIES = frozenset(["was", "were", "did", "had"])
+PRESENT_AUXILIARIES = frozenset(["is", "are", "am", "does", "do", "has", "have"])
+_GRADED = re.compile(r"\b(?:more|less|most|least)\s+\w+|\b\w{3,}(?:est|ier)\b", re.IGNORECASE)
+
+FEATURE_NAMES = (
+    "yes_no",
+    "question_past",
+    "lead_share",
+    "second_share",
+    "dissent_contradiction",
+    "dissent_neutral",
+    "numeric_spread",
+    "kappa",
+    "refute_share",
+    "contradiction_mean",
+    "entailment_mean",
+    "conflict_pair_share",
+    "dated_share",
+    "date_spread",
+    "newest_differs",
+    "time_separated",
+    "text_dates",
+    "subjectivity",
+    "subjective_share",
+    "subjectivity_max",
+    "exclaiming_share",
+    "source_spread",
+    "cluster_count",
+)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The stage results the type is read from (one packet's worth)."""
+
+    query: str
+    packet: Sequence[Passage]
+    tagging: Tagging
+    clusters: Sequence[Cluster]
+    score: ConflictScore
+    detection: PairDetection
+
+
+def type_features(ev: Evidence) -> dict[str, float]:
+    """Every feature of FEATURE_NAMES for one evidence set (module docstring)."""
+    tags = ev.tagging.by_id()
+    on_topic = [p for p in ev.packet if tags[p.id].on_topic] or list(ev.packet)
+    answers = _answers(on_topic, tags, ev.tagging)
+    features = {
+        "yes_no": float(ev.tagging.frame.form is not QueryForm.WH),
+        **question_features(ev.query),
+        **_answer_features(answers),
+        **_dissent_features(answers, tags),
+        **_nli_features(on_topic, tags, ev.score),
+        **_pair_features(ev),
+        **_time_features(on_topic, answers),
+        **_style_features(on_topic),
+        "source_spread": _source_spread(on_topic),
+        "cluster_count": math.log1p(_clusters_of(on_topic, ev.clusters)),
+    }
+    return {name: float(features[name]) for name in FEATURE_NAMES}
+
+
+def question_features(query: str) -> dict[str, float]:
+    """Whether the question asks in the past tense (its first auxiliary among the first four
+    words is a past form, or a past-tense verb follows the question word): a past event's
+    answer cannot have changed since."""
+    words = [w.lower() for w in tx.words(query)]
+    auxiliary = next((w for w in words[:4] if w in PAST_AUXILIARIES | PRESENT_AUXILIARIES), "")
+    past = auxiliary in PAST_AUXILIARIES or (len(words) > 1 and words[1].endswith("ed"))
+    return {"question_past": float(past)}
+
+
+def _answers(
+    on_topic: Sequence[Passage], tags: dict[int, PassageTag], tagging: Tagging
+) -> dict[int, str]:
+    """The answer each on-topic passage holds: its candidate answer (wh), else its stance
+    (Support / Refute); a passage with neither holds none."""
+    wh, leading = tagging.frame.form is QueryForm.WH, (tagging.frame.leading or "").lower()
+    held: dict[int, str] = {}
+    for p in on_topic:
+        t = tags[p.id]
+        if wh:
+            answer = leading if t.tag is Tag.SUPPORT and leading else (t.answer or "").lower()
+        else:
+            answer = t.tag.value if t.tag is not Tag.IRRELEVANT else ""
+        if answer:
+            held[p.id] = answer
+    return held
+
+
+def _answer_features(answers: dict[int, str]) -> dict[str, float]:
+    counts = Counter(answers.values())
+    total = sum(counts.values())
+    return {
+        "lead_share": counts.most_common(1)[0][1] / total if total else 1.0,
+        "second_share": counts.most_common(2)[-1][1] / total if len(counts) > 1 else 0.0,
+        "numeric_spread": _numeric_spread(counts),
+    }
+
+
+def _dissent_features(answers: dict[int, str], tags: dict[int, PassageTag]) -> dict[str, float]:
+    """Mean NLI contradiction and neutral probability of the passages that hold another
+    answer than the most common one: a contradicting dissent is a conflict, a neutral one
+    may be a compatible answer."""
+    counts = Counter(answers.values())
+    if len(counts) < 2:
+        return {"dissent_contradiction": 0.0, "dissent_neutral": 0.0}
+    common = counts.most_common(1)[0][0]
+    dissent = [tags[pid] for pid, answer in answers.items() if answer != common]
+    n = len(dissent)
+    return {
+        "dissent_contradiction": sum(t.contradiction for t in dissent) / n,
+        "dissent_neutral": sum(t.neutral for t in dissent) / n,
+    }
+
+
+def _numeric_spread(counts: Counter[str]) -> float:
+    """log of the ratio of the largest to the smallest numeric answer (0 without two)."""
+    values = []
+    for answer in counts:
+        found = tx.numbers(answer)
+        if found:
+            try:
+                values.append(abs(float(found[0].replace(",", ""))))
+            except ValueError:
+                continue
+    values = [v for v in values if v > 0]
+    if len(values) < 2:
+        return 0.0
+    return min(math.log(max(values) / min(values)), 3.0)
+
+
+def _nli_features(
+    on_topic: Sequence[Passage], tags: dict[int, PassageTag], score: ConflictScore
+) -> dict[str, float]:
+    scored = [tags[p.id] for p in on_topic if tags[p.id].on_topic]
+    n = max(len(scored), 1)
+    polar = score.u_support + score.u_refute
+    return {
+        "kappa": score.kappa,
+        "refute_share": score.u_refute / polar if polar > 0 else 0.0,
+        "contradiction_mean": sum(t.contradiction for t in scored) / n,
+        "entailment_mean": sum(t.entailment for t in scored) / n,
+    }
+
+
+def _pair_features(ev: Evidence) -> dict[str, float]:
+    in_packet = {p.id for p in ev.packet}
+    judged = [p for p in ev.detection.pairs if p.i in in_packet and p.j in in_packet]
+    conflicting = [p for p in judged if p.conflict]
+    return {"conflict_pair_share": len(conflicting) / len(judged) if judged else 0.0}
+
+
+def _time_features(on_topic: Sequence[Passage], answers: dict[int, str]) -> dict[str, float]:
+    dated = {p.id: d for p in on_topic if (d := _date_of(p, answers.get(p.id))) is not None}
+    spread = 0.0
+    if len(dated) > 1:
+        spread = (max(dated.values()) - min(dated.values())).days / 365.25
+    mentions = sum(len(find_dates(p.text)) for p in on_topic)
+    return {
+        "dated_share": len(dated) / max(len(on_topic), 1),
+        "date_spread": math.log1p(max(spread, 0.0)),
+        "newest_differs": _newest_differs(dated, answers),
+        "time_separated": _time_separated(dated, answers),
+        "text_dates": math.log1p(mentions / max(len(on_topic), 1)),
+    }
+
+
+def _date_of(passage: Passage, answer: str | None) -> date | None:
+    found = passage_date(passage, {answer} if answer else set())
+    return found[0] if found else None
+
+
+def _newest_differs(dated: dict[int, date], answers: dict[int, str]) -> float:
+    """1 when the newest answering passage's answer is not the one most passages hold (a tie
+    for the most counts as not)."""
+    answering = [pid for pid in dated if pid in answers]
+    counts = Counter(answers.values())
+    if len(counts) < 2 or not answering:
+        return 0.0
+    newest = answers[max(answering, key=lambda pid: dated[pid])]
+    top = max(counts.values())
+    unique_plurality = counts[newest] == top and list(counts.values()).count(top) == 1
+    return float(not unique_plurality)
+
+
+def _time_separated(dated: dict[int, date], answers: dict[int, str]) -> float:
+    """1 when the answers' date ranges do not overlap (two answers or more, each dated)."""
+    ranges: dict[str, list[date]] = {}
+    for pid, answer in answers.items():
+        if pid in dated:
+            ranges.setdefault(answer, []).append(dated[pid])
+    if len(ranges) < 2:
+        return 0.0
+    spans = sorted((min(ds), max(ds)) for ds in ranges.values())
+    return float(all(a[1] < b[0] for a, b in itertools.pairwise(spans)))
+
+
+def subjectivity(text: str) -> float:
+    """Share of a text's words in the subjective word classes (module docstring), plus
+    exclamation and question marks, per word."""
+    words = [w.lower() for w in tx.words(text)]
+    if not words:
+        return 0.0
+    marked = sum(
+        w in FIRST_PERSON or w in SECOND_PERSON or w in MODALS or w in DEGREE for w in words
+    )
+    graded = len(_GRADED.findall(text))
+    punct = text.count("!") + text.count("?")
+    return (marked + graded + punct) / len(words)
+
+
+def _style_features(on_topic: Sequence[Passage]) -> dict[str, float]:
+    scores = [subjectivity(p.text) for p in on_topic]
+    n = max(len(scores), 1)
+    return {
+        "subjectivity": sum(scores) / n,
+        "subjective_share": sum(s >= 0.06 for s in scores) / n,
+        "subjectivity_max": max(scores, default=0.0),
+        "exclaiming_share": sum("!" in p.text for p in on_topic) / n,
+    }
+
+
+def _source_spread(on_topic: Sequence[Passage]) -> float:
+    sources = [p.source or p.url or "" for p in on_topic]
+    known = [s for s in sources if s]
+    return len(set(known)) / len(known) if known else 0.0
+
+
+def _clusters_of(on_topic: Sequence[Passage], clusters: Sequence[Cluster]) -> int:
+    ids = {p.id for p in on_topic}
+    return sum(1 for c in clusters if ids & set(c.members))

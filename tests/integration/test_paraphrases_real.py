@@ -1,0 +1,131 @@
+"""The examples' questions in several wordings, on the shipped models and the example
+collection (all documents inline): the conflict type and the leading answer must not change
+with the wording, and no passage about another entity may lead."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conflictdesk.analysis.pipeline import analyze
+from conflictdesk.analysis.types import QueryForm
+from conflictdesk.errors import ModelMissingError
+from conflictdesk.types import Passage
+
+pytestmark = pytest.mark.integration
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+WORDINGS = {
+    "quillmere-lighthouse": (
+        "When was the Quillmere lighthouse first lit and how tall is it?",
+        "How tall is the Quillmere lighthouse, and when was it first lit?",
+    ),
+    "lumivex-benefits": (
+        "What does lumivex (vitamin Q7) do for the body?",
+        "What does lumivex do in the human body?",
+        "What is lumivex (vitamin Q7) good for in the body?",
+    ),
+    "brannock-diet": (
+        "Does the Brannock diet lower blood pressure?",
+        "Does following the Brannock diet reduce blood pressure?",
+        "Can the Brannock diet lower your blood pressure?",
+    ),
+    "orvane-ceo": (
+        "Who is the chief executive officer of Orvane Systems?",
+        "Who is the CEO of Orvane Systems?",
+        "Who is Orvane Systems' chief executive?",
+    ),
+    "velsarin-dose": (
+        "What is the maximum daily dose of velsarin for adults?",
+        "What is the recommended daily dose of velsarin for adults?",
+        "How much velsarin may adults take per day at most?",
+    ),
+    "ysolde-height": (
+        "How tall is Mount Ysolde?",
+        "What is the height of Mount Ysolde?",
+        "How high is Mount Ysolde?",
+    ),
+}
+SUBJECTS = {
+    "quillmere-lighthouse": "quillmere",
+    "lumivex-benefits": "lumivex",
+    "brannock-diet": "brannock",
+    "orvane-ceo": "orvane",
+    "velsarin-dose": "velsarin",
+    "ysolde-height": "ysolde",
+}
+
+
+@pytest.fixture(scope="module")
+def backends():
+    from conflictdesk.backends.registry import load_backends
+    from conflictdesk.config import load_config
+
+    try:
+        return load_backends(load_config(), roles=("embedder", "nli", "pair"))
+    except ModelMissingError as exc:
+        pytest.skip(f"embedded models not built: {exc}")
+
+
+@pytest.fixture(scope="module")
+def example_passages() -> list[Passage]:
+    from conflictdesk.ingest.chunking import chunk_text
+    from conflictdesk.ingest.readers import discover, read_file
+
+    passages: list[Passage] = []
+    for path, _ in discover([EXAMPLES / "docs"]):
+        for doc in read_file(path).documents:
+            for chunk in chunk_text(doc.text):
+                passages.append(
+                    Passage(len(passages), chunk.text, title=doc.title, date=doc.date,
+                            source=doc.source, url=doc.url)
+                )  # fmt: skip
+    return passages
+
+
+def _answer(analysis) -> str:
+    """The leading answer: the leading candidate (wh) or the stance (yes/no)."""
+    if analysis.tagging.frame.form is QueryForm.WH:
+        return (analysis.tagging.frame.leading or "").lower()
+    return analysis.stance.value
+
+
+# Known wording-dependence, recorded as strict expected failures: the claim frame reads
+# "what is the height of" as asking for an entity and "how tall" for a number (claims.py), the
+# compound question's tense changes with its order, and "good for" shifts the type model.
+UNSTABLE = {
+    "ysolde-height": "answer kind differs between 'how tall' and 'what is the height of'",
+    "quillmere-lighthouse": "compound question: the type follows which half comes first",
+    "lumivex-benefits": "one wording tips no_conflict (uncertain) into complementary",
+}
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        pytest.param(i, marks=pytest.mark.xfail(strict=True, reason=UNSTABLE[i]))
+        if i in UNSTABLE
+        else i
+        for i in sorted(WORDINGS)
+    ],
+    ids=str,
+)
+def test_type_and_answer_do_not_change_with_wording(backends, example_passages, item):
+    runs = [analyze(query, example_passages, backends) for query in WORDINGS[item]]
+    types = {query: run.verdict.type.value for query, run in zip(WORDINGS[item], runs)}
+    answers = {query: _answer(run) for query, run in zip(WORDINGS[item], runs)}
+    assert len(set(types.values())) == 1, types
+    assert len(set(answers.values())) == 1, answers
+
+
+@pytest.mark.parametrize("item", sorted(WORDINGS), ids=str)
+def test_only_passages_about_the_subject_are_on_topic(backends, example_passages, item):
+    for query in WORDINGS[item]:
+        analysis = analyze(query, example_passages, backends)
+        on_topic = [t.passage_id for t in analysis.tags if t.on_topic]
+        assert on_topic, query
+        for pid in on_topic:
+            passage = analysis.passage(pid)
+            assert SUBJECTS[item] in f"{passage.title} {passage.text}".lower(), (query, pid)
