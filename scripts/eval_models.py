@@ -1,5 +1,6 @@
 """Evaluate the shipped NLI cross-encoder (models/nli) and stage-1 pair detector (models/pair),
-choose the routing threshold tau_c by measurement, and write docs/model_report.md.
+and write docs/model_report.md (the pair section re-measures the shipped pair model; its tau_c is
+chosen on development pairs by scripts/train_pair_detector.py).
 
     .venv/bin/python scripts/eval_models.py            # full report (several minutes on 2 cores)
     .venv/bin/python scripts/eval_models.py --limit 300  # quick smoke run (not for the report)
@@ -27,9 +28,13 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from conflictdesk.backends.ct2_nli import CT2CrossEncoder
 from conflictdesk.backends.manifest import models_dir
-from conflictdesk.training import claims, metrics, nli_data
+from conflictdesk.training import claims, metrics, nli_data, pair_report
 
 REPORT = ROOT / "docs" / "model_report.md"
+# The pair section comes from the training run; eval_models re-measures the shipped model.
+PAIR_COMMAND = (
+    "scripts/eval_models.py (pair part: conflictdesk/training/pair_detector.shipped_result)"
+)
 RELATIONS = ("SUPPORTS", "CONTRADICTS", "IRRELEVANT")
 TAUS = (0.5, 0.6, 0.7, 0.8, 0.9)
 # The feasibility run quoted in issue 4 (MiniLM-L6, 75k pool, 3 epochs, no in-domain data).
@@ -124,75 +129,12 @@ def speed(model_dir: Path, threads: int, pairs: list[tuple[str, str]], sort: boo
     return len(work) / (time.perf_counter() - start)
 
 
-def eval_pairs(
-    model: CT2CrossEncoder, threads: int, limit: int = 0, seed: int = 42
-) -> tuple[dict, list[dict], float]:
-    """Pair-detector held-out metrics, and the routing table over tau_c."""
-    import train_pair_detector as tpd
+def eval_pairs(threads: int, seed: int = 42) -> dict:
+    """The shipped pair detector's figures (conflictdesk/training/pair_detector.py), features
+    cached in .train/pair like the training run's."""
+    from conflictdesk.training.pair_detector import shipped_result
 
-    from conflictdesk.backends.onnx_pair import OnnxPairClassifier
-
-    cache = tpd.embedding_cache(threads)
-    detector = OnnxPairClassifier(models_dir() / "pair", device="cpu", threads=threads)
-    results, routed = {}, []
-    for name, held in tpd.heldout_pairs().items():
-        if limit and len(held) > limit:
-            held = random.Random(seed).sample(held, limit)
-        x = tpd.featurise(cache, held, both_orders=False)
-        scores = detector.classify(x)
-        conflict = np.array([[1 - s.conflict, s.conflict] for s in scores], dtype=np.float32)
-        types = np.array([s.types for s in scores], dtype=np.float32)
-        results[name] = tpd.metrics(conflict, types, held)
-        passages = [(p.text_i.split("\n", 1)[-1], p.text_j.split("\n", 1)[-1]) for p in held]
-        forward = model.classify(passages)
-        backward = model.classify([(b, a) for a, b in passages])
-        stage2 = [
-            label_of(f) == "contradiction" or label_of(b) == "contradiction"
-            for f, b in zip(forward, backward)
-        ]
-        for p, c, s2 in zip(held, conflict[:, 1], stage2):
-            routed.append(
-                {"set": name, "gold": bool(p.conflict), "p": float(c), "stage2": bool(s2)}
-            )
-        results[name]["stage2_binary_f1"] = metrics.f1_for(
-            [p.conflict == 1 for p in held], stage2, True
-        )
-        results[name]["stage2_acc"] = metrics.accuracy([p.conflict == 1 for p in held], stage2)
-        print(json.dumps({name: results[name]}), flush=True)
-    table = []
-    for tau in TAUS:
-        settled = [r for r in routed if max(r["p"], 1 - r["p"]) >= tau]
-        rest = [r for r in routed if max(r["p"], 1 - r["p"]) < tau]
-        s_acc = (
-            metrics.accuracy([r["gold"] for r in settled], [r["p"] >= 0.5 for r in settled])
-            if settled
-            else None
-        )
-        f_acc = (
-            metrics.accuracy([r["gold"] for r in rest], [r["stage2"] for r in rest])
-            if rest
-            else None
-        )
-        combined = [
-            (r["p"] >= 0.5) if max(r["p"], 1 - r["p"]) >= tau else r["stage2"] for r in routed
-        ]
-        gold = [r["gold"] for r in routed]
-        table.append(
-            {
-                "tau_c": tau,
-                "settled": len(settled) / len(routed),
-                "stage1_acc_settled": s_acc,
-                "stage2_acc_rest": f_acc,
-                "n_rest": len(rest),
-                "combined_acc": metrics.accuracy(gold, combined),
-                "combined_f1": metrics.f1_for(gold, combined, True),
-            }
-        )
-    # Choose: the highest combined F1 on conflicts; ties (within 0.005) go to the larger
-    # settled share (fewer cross-encoder calls).
-    best = max(r["combined_f1"] for r in table)
-    chosen = max((r for r in table if r["combined_f1"] >= best - 0.005), key=lambda r: r["settled"])
-    return results, table, chosen["tau_c"]
+    return shipped_result(ROOT / ".train" / "pair", threads, seed)
 
 
 # Hand check of 40 training conflict pairs (20 in-domain, 20 NLI; the sample drawn with
@@ -363,58 +305,18 @@ def write_report(out: dict) -> None:
     lines += ["", "Confusion (gold->pred):", ""]
     for r in out["claims"]:
         lines.append(f"- {r['set']}: {r['confusion']}")
-    lines += [
-        "",
-        "## Stage-1 pair detector (held-out pairs)",
-        "",
-        "| set | pairs | conflicts | binary F1 | acc | always-conflict F1 | majority acc | type acc | majority type acc | type acc on conflicts | same, argmax over the 3 conflict types | majority on conflicts | NLI stage-2 alone F1 / acc |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for name, r in out["pairs"].items():
-        lines.append(
-            f"| {name} | {r['pairs']} | {r['conflicts']} | {fmt(r['binary_f1'])} | {fmt(r['binary_acc'])} | "
-            f"{fmt(r['binary_f1_always_conflict'])} | {fmt(r['binary_acc_majority'])} | {fmt(r['type_acc'])} | "
-            f"{fmt(r['type_acc_majority'])} | {fmt(r['type_acc_on_conflicts'])} | {fmt(r['type_acc_conflicts_given_conflict'])} | {fmt(r['type_acc_on_conflicts_majority'])} | "
-            f"{fmt(r['stage2_binary_f1'])} / {fmt(r['stage2_acc'])} |"
-        )
+    lines += ["", *pair_report.markdown(out["pairs"], PAIR_COMMAND)]
     noise = out["type_noise"]
     lines += [
-        "",
         (
-            "Type labels are derived by rules (conflictdesk/training/pair_types.py), so type "
-            "figures measure agreement with the rule, not with people. How noisy the rule is: "
+            "Type labels of QACC/RAMDocs pairs are derived by rules "
+            "(conflictdesk/training/pair_types.py), so their type figures measure agreement with "
+            "the rule, not with people. How noisy the rule is: "
             f"it agrees with a looser variant on {fmt(noise['rule_variant_agreement'])} of "
             f"{noise['conflict_pairs']} training conflict pairs ({fmt(noise['indomain_agreement'])} "
             f"of the {noise['indomain_pairs']} in-domain ones); a hand check of 40 random training "
             f"conflict pairs agreed with the rule's type on {noise['handcheck']['agree']}/40 "
-            f"(in-domain {noise['handcheck']['agree_indomain']}, NLI {noise['handcheck']['agree_nli']}); "
-            "two in-domain 'conflicts' in that sample are in fact different entities of an "
-            "ambiguous question, so the binary labels are noisy too."
-        ),
-    ]
-    lines += [
-        "",
-        f"## Routing τ_c (both held-out sets pooled, {out['routing_pairs']} pairs)",
-        "",
-        (
-            "Stage 1 settles a pair when max(p, 1−p) ≥ τ_c; the rest go to the NLI cross-encoder "
-            "(contradiction in either direction → conflict)."
-        ),
-        "",
-        "| τ_c | settled by stage 1 | stage-1 acc on settled | stage-2 acc on the rest (n) | combined acc | combined conflict F1 |",
-        "|---:|---:|---:|---:|---:|---:|",
-    ]
-    for r in out["routing"]:
-        lines.append(
-            f"| {r['tau_c']} | {fmt(r['settled'])} | {fmt(r['stage1_acc_settled'])} | "
-            f"{fmt(r['stage2_acc_rest'])} ({r['n_rest']}) | {fmt(r['combined_acc'])} | {fmt(r['combined_f1'])} |"
-        )
-    lines += [
-        "",
-        (
-            f"Chosen τ_c = **{out['tau_c']}** (highest combined conflict F1; ties within 0.005 "
-            "go to the larger settled share)"
-            + (", written to models/pair/pair_config.json." if out.get("tau_written") else ".")
+            f"(in-domain {noise['handcheck']['agree_indomain']}, NLI {noise['handcheck']['agree_nli']})."
         ),
         "",
         "## Speed (CTranslate2 int8, CPU)",
@@ -444,7 +346,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--limit", type=int, default=0, help="sample each NLI set (smoke runs)")
     parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument("--no-tau-update", action="store_true")
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore")
     nli_dir = models_dir() / "nli"
@@ -482,9 +383,7 @@ def main(argv: list[str] | None = None) -> None:
         eval_claims(model, "QACC dev (held out)", qacc_dev),
     ]
     out["type_noise"] = type_label_noise()
-    pair_results, routing, tau = eval_pairs(model, args.threads, args.limit, args.seed)
-    out["pairs"], out["routing"], out["tau_c"] = pair_results, routing, tau
-    out["routing_pairs"] = sum(r["pairs"] for r in pair_results.values())
+    out["pairs"] = eval_pairs(args.threads, args.seed)
     snli = [
         (r.premise, r.hypothesis) for r in nli_data.read_split("snli/dev")[: args.limit or 2000]
     ]
@@ -508,21 +407,6 @@ def main(argv: list[str] | None = None) -> None:
             "pairs_per_s": speed(nli_dir, 2, claim_pairs, True),
         },
     ]
-    if not args.no_tau_update and not args.limit:
-        import train_pair_detector as tpd
-
-        path = models_dir() / "pair" / "pair_config.json"
-        pair_config = json.loads(path.read_text("utf-8"))
-        pair_config["tau_c"], pair_config["tau_c_source"] = (
-            tau,
-            "scripts/eval_models.py routing table",
-        )
-        path.write_text(json.dumps(pair_config, indent=2) + "\n", "utf-8")
-        tpd.register()
-        out["notes"].append(
-            f"pair_config.json tau_c set to {tau} and the manifest entry re-registered"
-        )
-        out["tau_written"] = True
     (ROOT / ".train").mkdir(exist_ok=True)
     (ROOT / ".train" / "eval.json").write_text(json.dumps(out, indent=2), "utf-8")
     write_report(out)

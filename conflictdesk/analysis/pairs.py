@@ -1,13 +1,18 @@
 """ConflictRAG two-stage pairwise conflict detection over the evidence packet.
 
-Stage 1: e_i = Embed("{query}\\n{passage}"), features f_ij = [e_i; e_j; |e_i − e_j|; e_i ⊙ e_j],
-the int8 MLP gives P(conflict) (head 1) and a type distribution (head 2). A pair whose
-binary confidence max(p, 1 − p) reaches τ_c is decided there: conflict when p ≥ 0.5, typed by
-head 2's best non-"none" type ("none" when no conflict). τ_c comes from the pair model's
-calibration (`pair_config.json`), else ConflictRAG's 0.7. Beyond ConflictRAG's confidence
-routing, a confident call that the candidate answers contradict (the two passages hold
-different answers to a wh-question but stage 1 says "no conflict", or the same answer and it
-says "conflict") also goes to stage 2: the answers are independent evidence against it.
+Stage 1: e_i = Embed("{query}\\n{passage}"), features f_ij from `pair_features` (ConflictRAG
+eq. 3, [e_i; e_j; |e_i − e_j|; e_i ⊙ e_j], plus the NLI probabilities in both directions on
+the two passages' first words when the model's layout asks for them: the same function its
+training used). The int8 MLP gives P(conflict) (head 1, temperature-calibrated) and a type
+distribution (head 2). A pair whose binary confidence max(p, 1 − p) reaches τ_c is decided
+there: conflict when p ≥ 0.5, typed by head 2's best non-"none" type ("none" when no
+conflict). τ_c comes from the pair model's calibration (`pair_config.json`), else
+ConflictRAG's 0.7. A model whose config says `route: stage2-only` (it did not beat
+always-conflict and NLI alone on held-out pairs) is kept out: every pair goes to stage 2 and
+`method` says so. Beyond ConflictRAG's confidence routing, a confident call that the
+candidate answers contradict (the two passages hold different answers to a wh-question but
+stage 1 says "no conflict", or the same answer and it says "conflict") also goes to stage 2:
+the answers are independent evidence against it.
 
 Stage 2: the GGUF model when one is configured (a structured JSON prompt returning conflict,
 type and a reason), else the NLI cross-encoder on the two passages' key sentences (clipped to
@@ -29,6 +34,12 @@ import numpy as np
 
 from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.calls import llm_json, nli_batch
+from conflictdesk.analysis.pair_features import (
+    NLI_LAYOUT,
+    nli_inputs,
+    nli_matrix,
+    pair_features,
+)
 from conflictdesk.analysis.types import ConflictPair, PairDetection, Tagging
 from conflictdesk.backends.base import Backends, Generator, JudgmentCache
 from conflictdesk.errors import ModelIntegrityError, ModelOutputError
@@ -63,11 +74,6 @@ Answer with a JSON object: {{"conflict": true or false, "type": "none" | "factua
 "temporal" | "opinion", "reason": one short sentence}}."""
 
 
-def pair_features(e_i: np.ndarray, e_j: np.ndarray) -> np.ndarray:
-    """[e_i; e_j; |e_i − e_j|; e_i ⊙ e_j] row-wise (ConflictRAG eq. 3)."""
-    return np.concatenate([e_i, e_j, np.abs(e_i - e_j), e_i * e_j], axis=1).astype(np.float32)
-
-
 def resolve_tau_c(backends: Backends, tau_c: float | None) -> float:
     """An explicit τ_c, else the pair model's calibrated value, else ConflictRAG's 0.7."""
     if tau_c is not None:
@@ -82,14 +88,19 @@ def best_conflict_type(types: Sequence[float]) -> PairType:
 
 
 def _template(backends: Backends) -> str:
-    """The pair model's text template; its features must come from the embedder it was
-    trained on, so a different embedder is refused rather than giving silent garbage. The
+    """The pair model's text template; its features must come from the embedder (and NLI
+    model) it was trained on, so a different one is refused rather than giving silent garbage. The
     config names the embedder by manifest name; the back-end's id is `name@version`."""
     config = getattr(backends.pair, "config", None) or {}
     trained_on = config.get("embedder")
     if trained_on and trained_on != backends.embedder.model_id.partition("@")[0]:
         raise ModelIntegrityError(
             f"pair model expects embeddings from {trained_on}, not {backends.embedder.model_id}"
+        )
+    nli_trained_on = config.get("nli") if config.get("layout") == NLI_LAYOUT else None
+    if nli_trained_on and nli_trained_on != backends.nli.model_id.partition("@")[0]:
+        raise ModelIntegrityError(
+            f"pair model expects NLI features from {nli_trained_on}, not {backends.nli.model_id}"
         )
     return str(config.get("text_template", TEXT_TEMPLATE))
 
@@ -99,8 +110,9 @@ def stage_one(
     passages: Sequence[Passage],
     index_pairs: Sequence[tuple[int, int]],
     backends: Backends,
+    cache: JudgmentCache | None = None,
 ) -> list[PairScores] | None:
-    """Stage-1 scores for each index pair, or None without a pair model."""
+    """Stage-1 scores for each index pair, or None without a pair model in the route."""
     if backends.pair is None or not index_pairs:
         return None
     template = _template(backends)
@@ -109,7 +121,21 @@ def stage_one(
     )
     left = vectors[[i for i, _ in index_pairs]]
     right = vectors[[j for _, j in index_pairs]]
-    return backends.pair.classify(pair_features(left, right))
+    ij = ji = None
+    if getattr(backends.pair, "layout", None) == NLI_LAYOUT:
+        batch = [x for i, j in index_pairs for x in nli_inputs(passages[i].text, passages[j].text)]
+        scores = nli_matrix(nli_batch(backends.nli, batch, stage="pairs.features", cache=cache))
+        ij, ji = scores[0::2], scores[1::2]
+    return backends.pair.classify(pair_features(left, right, ij, ji))
+
+
+def stage_one_routes(backends: Backends) -> bool:
+    """True when a pair model is installed and earned its place on held-out pairs (its
+    config's route). A model that did not settles no pair: every pair goes to stage 2, head 2
+    still types the conflicts stage 2 finds, and `method` says so."""
+    return backends.pair is not None and getattr(backends.pair, "route", "two-stage") != (
+        "stage2-only"
+    )
 
 
 def detect_pairs(
@@ -125,13 +151,14 @@ def detect_pairs(
     """Judge every pair of `passages` (the packet) with the two-stage detector."""
     threshold = resolve_tau_c(backends, tau_c)
     index_pairs = list(combinations(range(len(passages)), 2))
-    stage1 = stage_one(query, passages, index_pairs, backends)
+    stage1 = stage_one(query, passages, index_pairs, backends, cache)
+    settles = stage_one_routes(backends)
     answers = {t.passage_id: (t.answer or "").lower() for t in tagging.tags}
     decided: dict[int, ConflictPair] = {}
     uncertain: list[int] = []
     for n, (i, j) in enumerate(index_pairs):
         scores = stage1[n] if stage1 is not None else None
-        if scores is None or scores.confidence < threshold:
+        if scores is None or not settles or scores.confidence < threshold:
             uncertain.append(n)
             continue
         a, b = answers.get(passages[i].id, ""), answers.get(passages[j].id, "")
@@ -150,9 +177,18 @@ def detect_pairs(
             _nli_pairs(passages, tagging, index_pairs, uncertain, stage1, backends, cache)
         )
         stage2 = f"nli:{backends.nli.model_id}"
-    stage1_name = f"mlp:{backends.pair.model_id}+" if backends.pair is not None else ""
+    stage1_name = _stage1_name(backends)
     pairs = tuple(decided[n] for n in range(len(index_pairs)))
     return PairDetection(pairs, threshold, stage1_name + stage2)
+
+
+def _stage1_name(backends: Backends) -> str:
+    """The stage-1 part of `method`: the MLP, or why every pair went to stage 2."""
+    if backends.pair is None:
+        return ""
+    if not stage_one_routes(backends):
+        return f"stage1-off({backends.pair.model_id} below baselines; types from head 2)+"
+    return f"mlp:{backends.pair.model_id}+"
 
 
 def _from_stage_one(a: int, b: int, scores: PairScores) -> ConflictPair:

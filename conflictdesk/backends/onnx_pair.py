@@ -1,7 +1,8 @@
 """ConflictRAG stage-1 pair classifier on ONNX Runtime: an int8 MLP with two heads.
 
-Contract (docs/CONTRACTS.md, `models/pair/`): input `features` float32 [N, 4*d] built as
-[e_i; e_j; |e_i - e_j|; e_i * e_j]; outputs `conflict_probs` [N, 2] (index 1 = conflict) and
+Contract (docs/CONTRACTS.md, `models/pair/`): input `features` float32 [N, feature_dim] built by
+`conflictdesk.analysis.pair_features.pair_features` in the config's `layout` ("emb4":
+[e_i; e_j; |e_i - e_j|; e_i * e_j]; "emb4+nli6": the same plus NLI probabilities i→j, j→i); outputs `conflict_probs` [N, 2] (index 1 = conflict) and
 `type_probs` [N, 4] in PAIR_TYPES order."""
 
 from __future__ import annotations
@@ -62,6 +63,18 @@ class OnnxPairClassifier:
         """ConflictRAG's confidence threshold τ_c, as calibrated for this model."""
         self._ensure_loaded()
         return float(self.config["tau_c"])
+
+    @property
+    def layout(self) -> str:
+        """The feature layout the model was trained on (`pair_features`)."""
+        self._ensure_loaded()
+        return str(self.config.get("layout", "emb4"))
+
+    @property
+    def route(self) -> str:
+        """ "two-stage" when stage 1 earned its place on held-out pairs, else "stage2-only"."""
+        self._ensure_loaded()
+        return str(self.config.get("route", "two-stage"))
 
     def classify(self, features: np.ndarray) -> list[PairScores]:
         self._ensure_loaded()
@@ -128,6 +141,9 @@ class OnnxPairClassifier:
                 f"'conflict_probs', 'type_probs'; got {sorted(inputs)} → {sorted(outputs)}"
             )
         width = inputs["features"].shape[1]
-        if not isinstance(width, int) or width % 4:
-            raise ModelIntegrityError(f"{self.model_id}: features width {width!r} is not 4*d")
+        expected = self.config.get("feature_dim")
+        if not isinstance(width, int) or (expected is not None and width != expected):
+            raise ModelIntegrityError(
+                f"{self.model_id}: features width {width!r} is not the config's {expected}"
+            )
         self.feature_dim = width

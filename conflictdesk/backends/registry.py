@@ -94,6 +94,7 @@ class Capabilities:
     models: dict[str, str | None]
     llm_runtime: bool
     notes: list[str] = field(default_factory=list)
+    pair_route: str = "two-stage"  # the pair model's manifest `route` (stage2-only: no MLP)
 
     @property
     def llm(self) -> bool:
@@ -102,6 +103,8 @@ class Capabilities:
     def method(self, stage: str) -> str:
         """The method `stage` runs with what is configured (see LLM_STAGES)."""
         with_llm, without = LLM_STAGES[stage]
+        if stage == "pairs" and self.pair_route == "stage2-only":
+            with_llm, without = "llm+mlp-types", "nli+mlp-types"
         return with_llm if self.llm else without
 
     def to_json(self) -> dict[str, Any]:
@@ -135,7 +138,16 @@ def capabilities(config: Config) -> Capabilities:
         notes.append(f"a GGUF is configured but llama-cpp-python is missing: {LLAMA_CPP_HINT}")
     if not models["llm"]:
         notes.append("no GGUF configured: LLM stages run their non-LLM methods")
-    return Capabilities(models=models, llm_runtime=runtime, notes=notes)
+    pair_entry = select_entry(manifest, "pair")
+    pair_route = str((pair_entry.extra or {}).get("route", "two-stage")) if pair_entry else ""
+    if pair_route == "stage2-only":
+        notes.append(
+            "pair: the stage-1 MLP did not beat always-conflict and NLI alone on held-out "
+            "pairs, so every pair goes to stage 2 (its type head still types the conflicts)"
+        )
+    return Capabilities(
+        models=models, llm_runtime=runtime, notes=notes, pair_route=pair_route or "two-stage"
+    )
 
 
 # -- building back-ends ------------------------------------------------------------------------

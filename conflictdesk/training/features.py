@@ -1,4 +1,6 @@
-"""Pair features for the stage-1 detector and a disk cache of embeddings (numpy only)."""
+"""Disk caches for stage-1 pair features (numpy only): embeddings by text and NLI
+probabilities by (premise, hypothesis), so feature extraction is resumable. The feature
+layout itself is `conflictdesk.analysis.pair_features.pair_features`, shared with inference."""
 
 from __future__ import annotations
 
@@ -8,14 +10,11 @@ from pathlib import Path
 
 import numpy as np
 
+from conflictdesk.analysis.pair_features import nli_matrix
 
-def pair_features(e_i: np.ndarray, e_j: np.ndarray) -> np.ndarray:
-    """[e_i; e_j; |e_i - e_j|; e_i * e_j] row-wise, float32 (ConflictRAG §III-B)."""
-    e_i = np.asarray(e_i, dtype=np.float32)
-    e_j = np.asarray(e_j, dtype=np.float32)
-    if e_i.shape != e_j.shape or e_i.ndim != 2:
-        raise ValueError(f"embeddings must be two [N, d] arrays, got {e_i.shape} and {e_j.shape}")
-    return np.concatenate([e_i, e_j, np.abs(e_i - e_j), e_i * e_j], axis=1).astype(np.float32)
+__all__ = ["EmbeddingCache", "NLICache", "text_key"]
+
+SAVE_EVERY = 1024
 
 
 def text_key(text: str) -> str:
@@ -23,7 +22,7 @@ def text_key(text: str) -> str:
 
 
 class EmbeddingCache:
-    """Embeddings by text hash in one .npz file (keys, vectors), filled on demand."""
+    """Vectors by text hash in one .npz file (keys, vectors), filled on demand."""
 
     def __init__(self, path: Path, embed: Callable[[Sequence[str]], np.ndarray]) -> None:
         self.path = Path(path)
@@ -35,18 +34,35 @@ class EmbeddingCache:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         missing = sorted({t for t in texts if text_key(t) not in self.vectors})
-        if missing:
-            for start in range(0, len(missing), 2048):
-                chunk = missing[start : start + 2048]
-                for text, vector in zip(chunk, self.embed_fn(chunk)):
-                    self.vectors[text_key(text)] = vector
-                self.save()
+        for start in range(0, len(missing), SAVE_EVERY):
+            chunk = missing[start : start + SAVE_EVERY]
+            for text, vector in zip(chunk, self.embed_fn(chunk)):
+                self.vectors[text_key(text)] = vector
+            self.save()
         return np.stack([self.vectors[text_key(t)] for t in texts]).astype(np.float32)
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         keys = np.array(list(self.vectors), dtype="U24")
-        vectors = np.stack(list(self.vectors.values())) if self.vectors else np.zeros((0, 384))
+        vectors = np.stack(list(self.vectors.values())) if self.vectors else np.zeros((0, 1))
         tmp = self.path.with_name(self.path.stem + ".tmp.npz")
         np.savez(tmp, keys=keys, vectors=vectors.astype(np.float32))
         tmp.replace(self.path)
+
+
+class NLICache:
+    """NLI probabilities [N, 3] of (premise, hypothesis) pairs, cached like embeddings."""
+
+    SEP = "\x00"
+
+    def __init__(self, path: Path, classify: Callable) -> None:
+        self.classify = classify
+        self.cache = EmbeddingCache(path, self._score)
+
+    def _score(self, joined: Sequence[str]) -> np.ndarray:
+        return nli_matrix(self.classify([tuple(j.split(self.SEP, 1)) for j in joined]))
+
+    def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        if not pairs:
+            return np.zeros((0, 3), dtype=np.float32)
+        return self.cache.embed([a + self.SEP + b for a, b in pairs])

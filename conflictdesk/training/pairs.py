@@ -22,6 +22,7 @@ from itertools import combinations
 from conflictdesk.training.claims import qacc_answers
 from conflictdesk.training.nli_data import LABEL_ID, NLIExample
 from conflictdesk.training.pair_types import label_pair_type, type_index
+from conflictdesk.types import PairType
 
 TEXT_TEMPLATE = "{query}\n{passage}"
 
@@ -145,3 +146,51 @@ def answer_swap_pairs(
         if variant != passage:
             out.append(_pair(query, passage, variant, False, "swap", query))
     return out
+
+
+def _read_gz(path) -> list[dict]:
+    import gzip
+    import json
+
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def conflictqa_pairs(split: str, root=None) -> list[TextPair]:
+    """ConflictQA (StrategyQA part) passage pairs of one question-level split; every conflict
+    is a yes/no factual disagreement (data README), so conflicts are typed factual."""
+    from conflictdesk.training.nli_data import data_root
+
+    path = (root or data_root()) / "conflictqa_strategyqa" / f"pairs_{split}.jsonl.gz"
+    kind = {True: type_index(PairType.FACTUAL), False: type_index(PairType.NONE)}
+    return [
+        TextPair(
+            side_text(r["question"], r["passage_a"]),
+            side_text(r["question"], r["passage_b"]),
+            int(r["conflict"]),
+            kind[bool(r["conflict"])],
+            "conflictqa",
+            r["question"],
+        )
+        for r in _read_gz(path)
+    ]
+
+
+def perspectrum_pairs(split: str, root=None) -> list[TextPair]:
+    """PERSPECTRUM perspective pairs of one claim-level split: opposite stances on a debate
+    claim are an opinion conflict; same-stance arguments and paraphrases are not."""
+    from conflictdesk.training.nli_data import data_root
+
+    path = (root or data_root()) / "perspectrum" / f"pairs_{split}.jsonl.gz"
+    kind = {True: type_index(PairType.OPINION), False: type_index(PairType.NONE)}
+    return [
+        TextPair(
+            side_text(r["question"], r["passage_a"]),
+            side_text(r["question"], r["passage_b"]),
+            int(r["conflict"]),
+            kind[bool(r["conflict"])],
+            "perspectrum",
+            r["question"],
+        )
+        for r in _read_gz(path)
+    ]

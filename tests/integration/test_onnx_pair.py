@@ -7,6 +7,7 @@ import importlib.util
 import numpy as np
 import pytest
 
+from conflictdesk.analysis.pair_features import NLI_LAYOUT, pair_features
 from conflictdesk.backends.onnx_pair import OnnxPairClassifier
 from conflictdesk.errors import UsageError
 from conflictdesk.types import PAIR_TYPES
@@ -27,17 +28,20 @@ def pair(tmp_path_factory) -> OnnxPairClassifier:
     return OnnxPairClassifier(folder, model_id="stand-in-pair", device="cpu", threads=1)
 
 
-def features(n: int, dim: int = 384, seed: int = 0) -> np.ndarray:
+def features(pair: OnnxPairClassifier, n: int, dim: int = 384, seed: int = 0) -> np.ndarray:
+    """Random unit embeddings (and NLI distributions when the model's layout has them)."""
     rng = np.random.default_rng(seed)
     e_i = rng.normal(size=(n, dim)).astype(np.float32)
     e_j = rng.normal(size=(n, dim)).astype(np.float32)
     e_i /= np.linalg.norm(e_i, axis=1, keepdims=True)
     e_j /= np.linalg.norm(e_j, axis=1, keepdims=True)
-    return np.hstack([e_i, e_j, np.abs(e_i - e_j), e_i * e_j])
+    if pair.layout == NLI_LAYOUT:
+        return pair_features(e_i, e_j, *rng.dirichlet(np.ones(3), size=(2, n)))
+    return pair_features(e_i, e_j)
 
 
 def test_two_heads_give_distributions(pair):
-    scores = pair.classify(features(5))
+    scores = pair.classify(features(pair, 5))
     assert len(scores) == 5
     for score in scores:
         assert 0.0 <= score.conflict <= 1.0
@@ -56,7 +60,7 @@ def test_int8_graph_and_tau_c(pair):
 
 
 def test_rows_are_independent(pair):
-    batch = features(4, seed=1)
+    batch = features(pair, 4, seed=1)
     together = pair.classify(batch)
     alone = [pair.classify(batch[i : i + 1])[0] for i in range(4)]
     for a, b in zip(together, alone):

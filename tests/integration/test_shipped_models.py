@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conflictdesk.analysis.pair_features import NLI_LAYOUT, nli_inputs, nli_matrix, pair_features
 from conflictdesk.backends.manifest import Manifest, models_dir
 from conflictdesk.types import PAIR_TYPES
 
@@ -155,7 +156,9 @@ def test_pair_artefact_shapes_and_ranges(pair_dir):
     e = rng.normal(size=(8, 384)).astype(np.float32)
     e /= np.linalg.norm(e, axis=1, keepdims=True)
     f = rng.permutation(e)
-    x = np.concatenate([e, f, np.abs(e - f), e * f], axis=1).astype(np.float32)
+    nli = rng.dirichlet(np.ones(3), size=(2, 8)).astype(np.float32)
+    x = pair_features(e, f, *nli) if config.get("layout") == NLI_LAYOUT else pair_features(e, f)
+    assert x.shape[1] == config.get("feature_dim", x.shape[1])
     conflict, types = session.run(["conflict_probs", "type_probs"], {"features": x})
     assert conflict.shape == (8, 2) and types.shape == (8, len(PAIR_TYPES))
     np.testing.assert_allclose(conflict.sum(1), 1.0, atol=1e-4)
@@ -165,22 +168,30 @@ def test_pair_artefact_shapes_and_ranges(pair_dir):
 
 
 def test_pair_detector_on_real_embeddings(pair_dir):
+    from conflictdesk.backends.ct2_nli import CT2CrossEncoder
     from conflictdesk.backends.onnx_embedder import OnnxEmbedder
     from conflictdesk.backends.onnx_pair import OnnxPairClassifier
-    from conflictdesk.training.features import pair_features
 
-    embedder_dir = models_dir() / "embedder"
+    embedder_dir, nli_dir = models_dir() / "embedder", models_dir() / "nli"
     if not (embedder_dir / "model_int8.onnx").exists():
         pytest.skip("no shipped embedder")
     embedder = OnnxEmbedder(embedder_dir, device="cpu", threads=1)
     q = "When was the museum founded?"
-    texts = [
-        f"{q}\nThe museum was founded in 1911.",
-        f"{q}\nThe museum opened its doors in 1911.",
-        f"{q}\nThe museum was founded in 1958.",
+    passages = [
+        "The museum was founded in 1911.",
+        "The museum opened its doors in 1911.",
+        "The museum was founded in 1958.",
     ]
-    e = embedder.embed(texts)
-    x = pair_features(e[[0, 0]], e[[1, 2]])
-    scores = OnnxPairClassifier(pair_dir, device="cpu", threads=1).classify(x)
+    e = embedder.embed([f"{q}\n{p}" for p in passages])
+    detector = OnnxPairClassifier(pair_dir, device="cpu", threads=1)
+    nli_features: tuple = ()
+    if detector.layout == NLI_LAYOUT:
+        nli = CT2CrossEncoder(nli_dir, device="cpu", threads=1)
+        inputs = nli_inputs(passages[0], passages[1]) + nli_inputs(passages[0], passages[2])
+        probs = nli_matrix(nli.classify(inputs))
+        nli_features = (probs[0::2], probs[1::2])
+    x = pair_features(e[[0, 0]], e[[1, 2]], *nli_features)
+    scores = detector.classify(x)
     assert len(scores) == 2
     assert all(0.0 <= s.conflict <= 1.0 and abs(sum(s.types) - 1) < 1e-3 for s in scores)
+    assert scores[1].conflict > scores[0].conflict  # 1911 vs 1958 against two 1911s

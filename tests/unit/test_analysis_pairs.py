@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from conflictdesk.analysis.pair_features import NLI_LAYOUT, NLI_WORDS
 from conflictdesk.analysis.pairs import detect_pairs, pair_features, resolve_tau_c
 from conflictdesk.analysis.types import ClaimFrame, PassageTag, QueryForm, Tagging
 from conflictdesk.backends.base import Backends
@@ -179,3 +180,63 @@ def test_description_answers_need_contradiction_both_ways():
         pair = detection.pairs[0]
         assert pair.conflict is expected
         assert pair.conflict_prob == pytest.approx(0.4 if kind == "sentence" else 0.9)
+
+
+class NLIFeaturePair(ScriptedPair):
+    """A scripted pair model trained on the embeddings+NLI layout."""
+
+    layout = NLI_LAYOUT
+
+    def __init__(self, scores, route="two-stage"):
+        super().__init__(scores)
+        self.route = route
+        self.config = {"embedder": "fake-embedder", "nli": "fake-nli", "layout": NLI_LAYOUT}
+
+
+def test_nli_layout_adds_both_directions_of_every_pair_to_the_features():
+    nli, pair = FakeNLI(), NLIFeaturePair(SCRIPT)
+    cache = MemoryCache()
+    backends = Backends(FakeEmbedder(), nli, pair)
+    detect_pairs("How tall is Alpha?", PASSAGES, TAGGING, backends, cache=cache)
+    first_call = nli.history[0]
+    assert first_call[:2] == [
+        (PASSAGES[0].text, PASSAGES[1].text),
+        (PASSAGES[1].text, PASSAGES[0].text),
+    ]
+    assert len(first_call) == 6  # three pairs, two directions
+    features = pair.history[0]
+    assert features.shape == (3, 4 * FakeEmbedder().dim + 6)
+    # FakeNLI: 5 vs 9 metres contradicts, so the i→j contradiction column is high
+    assert features[0, -4] == pytest.approx(0.85) and features[1, -4] == pytest.approx(0.05)
+
+
+def test_pair_model_refuses_nli_features_from_another_nli_model():
+    from conflictdesk.errors import ModelIntegrityError
+
+    pair = NLIFeaturePair(SCRIPT)
+    pair.config["nli"] = "another-nli"
+    with pytest.raises(ModelIntegrityError, match="NLI features"):
+        detect_pairs("q", PASSAGES, TAGGING, Backends(FakeEmbedder(), FakeNLI(), pair))
+
+
+def test_a_pair_model_below_its_baselines_settles_nothing_but_still_types():
+    nli, pair = FakeNLI(), NLIFeaturePair(SCRIPT, route="stage2-only")
+    detection = detect_pairs("q", PASSAGES, TAGGING, Backends(FakeEmbedder(), nli, pair))
+    assert {p.stage for p in detection.pairs} == {"nli"}  # even the confident (0, 1) pair
+    assert detection.method == (
+        "stage1-off(scripted-pair below baselines; types from head 2)+nli:fake-nli"
+    )
+    # FakeNLI: 5 vs 9 metres contradicts; head 2's best conflict type for (0, 1) is factual,
+    # for (1, 2) temporal
+    verdicts = {(p.i, p.j): (p.conflict, p.pair_type) for p in detection.pairs}
+    assert verdicts[(0, 1)] == (True, PairType.FACTUAL)
+    assert verdicts[(1, 2)] == (True, PairType.TEMPORAL)
+
+
+def test_nli_feature_inputs_are_clipped_to_one_window():
+    from conflictdesk.analysis.pair_features import nli_inputs
+
+    long_text = " ".join(f"w{i}" for i in range(NLI_WORDS + 30))
+    (forward, backward) = nli_inputs(long_text, "short one")
+    assert len(forward[0].split()) == NLI_WORDS and forward[1] == "short one"
+    assert backward == (forward[1], forward[0])

@@ -150,6 +150,18 @@ def test_capabilities_without_llm_report_fallback_methods(models):
     assert any("no GGUF" in note for note in caps.notes)
 
 
+def test_capabilities_say_when_the_pair_model_is_out_of_the_route(models):
+    assert capabilities(config_for(models)).method("pairs") == "mlp"
+    manifest = Manifest.load(models / "manifest.json")
+    (entry,) = [e for e in manifest.entries if e.role == "pair"]
+    entry.extra = {"route": "stage2-only"}
+    manifest.upsert(entry)
+    manifest.save()
+    caps = capabilities(config_for(models))
+    assert caps.method("pairs") == "nli+mlp-types"
+    assert any("every pair goes to stage 2" in note for note in caps.notes)
+
+
 def test_capabilities_with_llm_path(models, tmp_path, monkeypatch):
     monkeypatch.setattr(registry, "llama_cpp_available", lambda: True)
     caps = capabilities(config_for(models, llm_path=tmp_path / "m.gguf"))

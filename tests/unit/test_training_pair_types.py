@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from conflictdesk.analysis.pair_features import pair_features
 from conflictdesk.training import pair_types, pairs
-from conflictdesk.training.features import pair_features
 from conflictdesk.types import PAIR_TYPES, PairType
 
 

@@ -1,0 +1,230 @@
+"""Build the stage-1 pair detector end to end: features, training, calibration (temperature
+and τ_c on development pairs), int8 export, held-out figures, manifest entry. The entry point
+is scripts/train_pair_detector.py; torch is needed here, never by the product."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from conflictdesk.analysis.pair_features import EMBEDDING_LAYOUT, NLI_LAYOUT, NLI_WORDS
+from conflictdesk.training import pair_data, pair_eval, pair_model
+from conflictdesk.training.features import EmbeddingCache, NLICache
+from conflictdesk.training.pairs import TEXT_TEMPLATE, TextPair
+
+MODEL_NAME = "conflictdesk-pair-mlp-int8"
+EMBEDDER = "minilm-l6-embedder-int8"
+NLI_MODEL = "conflictdesk-nli-minilm-int8"
+REBUILD = "nice .venv/bin/python scripts/train_pair_detector.py"
+LICENCE = (
+    "MIT (conflictdesk); trained on features of ConflictQA-StrategyQA (Apache-2.0), PERSPECTRUM "
+    "(CC BY-SA 4.0), QACC (CC BY-SA 3.0) and RAMDocs (MIT)"
+)
+SOURCE = (
+    "trained from scratch by scripts/train_pair_detector.py on {layout} features of "
+    "models/embedder (minilm-l6-embedder-int8){nli}"
+)
+
+
+def caches(work: Path, threads: int) -> tuple[EmbeddingCache, NLICache]:
+    """Feature caches keyed by the sha256 of the model that fills them."""
+    from conflictdesk.backends.ct2_nli import CT2CrossEncoder
+    from conflictdesk.backends.manifest import models_dir, sha256_file
+    from conflictdesk.backends.onnx_embedder import OnnxEmbedder
+
+    emb_dir, nli_dir = models_dir() / "embedder", models_dir() / "nli"
+    embedder = OnnxEmbedder(emb_dir, threads=threads, device="cpu", batch_size=32)
+    nli = CT2CrossEncoder(nli_dir, device="cpu", threads=threads, batch_size=32)
+    emb_tag = sha256_file(emb_dir / "model_int8.onnx")[:12]
+    nli_tag = sha256_file(nli_dir / "model.bin")[:12]
+    return (
+        EmbeddingCache(work / f"embeddings-{emb_tag}.npz", embedder.embed),
+        NLICache(work / f"nli-{nli_tag}.npz", nli.classify),
+    )
+
+
+def training_matrix(train: list[TextPair], features) -> tuple[np.ndarray, ...]:
+    """Both orders of every training pair, labels and the validation mask."""
+    x = features(train, True)
+    y_c = np.array([p.conflict for p in train] * 2, dtype=np.int64)
+    y_t = np.array([p.kind for p in train] * 2, dtype=np.int64)
+    val = np.array([pair_data.validation_group(p.group) for p in train] * 2)
+    return x, y_c, y_t, val
+
+
+def softmax_p(logit_c: np.ndarray, temperature: float) -> np.ndarray:
+    z = logit_c / temperature
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return (e[:, 1] / e.sum(axis=1)).astype(np.float64)
+
+
+def calibrate(
+    model, dev: dict[str, list[TextPair]], features, nli, log
+) -> tuple[float, float, list]:
+    """Temperature (NLL on the pooled dev pairs), then τ_c from the routing table there."""
+    rows = [p for data in dev.values() for p in data]
+    logit_c, _ = pair_model.logits(model, features(rows, False))
+    gold_c = np.array([p.conflict for p in rows])
+    temperature = pair_model.fit_temperature(logit_c, gold_c)
+    p = softmax_p(logit_c, temperature)
+    stage2 = pair_eval.nli_alone(*pair_eval.nli_both(nli, rows))
+    table = pair_eval.routing_table(p, stage2, gold_c == 1)
+    tau = pair_eval.choose_tau(table)
+    log({"event": "calibrated", "temperature": round(temperature, 4), "tau_c": tau})
+    return temperature, tau, table
+
+
+def evaluate(onnx_path: Path, sets: dict[str, list[TextPair]], features, nli) -> dict:
+    """Figures of the exported model on each set, beside the baselines."""
+    from conflictdesk.backends.onnx_pair import OnnxPairClassifier
+
+    detector = OnnxPairClassifier(onnx_path.parent, device="cpu", threads=1)
+    out = {}
+    for name, data in sets.items():
+        scores = detector.classify(features(data, False))
+        p = np.array([s.conflict for s in scores])
+        types = np.array([s.types for s in scores])
+        stage2 = pair_eval.nli_alone(*pair_eval.nli_both(nli, data))
+        out[name] = pair_eval.heldout_metrics(p, types, data, stage2)
+    return out
+
+
+def earns_place(heldout: dict) -> bool:
+    """Stage 1 stays in the route only if it beats always-conflict and NLI alone everywhere."""
+    return all(
+        r["f1"] > r["always_conflict_f1"] and r["f1"] > r["nli_alone_f1"] for r in heldout.values()
+    )
+
+
+def write_config(out: Path, layout: str, dim: int, temperature: float, tau: float) -> None:
+    config = {
+        "text_template": TEXT_TEMPLATE,
+        "embedder": EMBEDDER,
+        "nli": NLI_MODEL if layout == NLI_LAYOUT else None,
+        "layout": layout,
+        "nli_words": NLI_WORDS,
+        "feature_dim": dim,
+        "temperature": round(temperature, 4),
+        "tau_c": tau,
+        "tau_c_source": "dev pairs (scripts/train_pair_detector.py)",
+        "route": "two-stage",
+        "types": ["none", "factual", "temporal", "opinion"],
+    }
+    (out / "pair_config.json").write_text(json.dumps(config, indent=2) + "\n", "utf-8")
+
+
+def set_route(out: Path, route: str) -> None:
+    path = out / "pair_config.json"
+    config = json.loads(path.read_text("utf-8"))
+    config["route"] = route
+    path.write_text(json.dumps(config, indent=2) + "\n", "utf-8")
+
+
+def register(out: Path, extra: dict, layout: str) -> None:
+    from conflictdesk.backends.manifest import Manifest, entry_for, models_dir
+
+    entry = entry_for(
+        MODEL_NAME,
+        "pair",
+        out,
+        base=models_dir(),
+        licence=LICENCE,
+        source=SOURCE.format(
+            layout=layout,
+            nli=" and models/nli (conflictdesk-nli-minilm-int8)" if layout == NLI_LAYOUT else "",
+        ),
+        rebuild=REBUILD + ("" if layout == EMBEDDING_LAYOUT else f" --layout {layout}"),
+    )
+    entry.extra = extra
+    manifest = Manifest.load()
+    manifest.upsert(entry)
+    manifest.save()
+
+
+def run(config: pair_model.TrainConfig, layout: str, work: Path, log: Callable, write: bool):
+    """Train, calibrate, export (into `work`, and models/pair when `write`), report."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    from conflictdesk.backends.manifest import models_dir
+
+    embeddings, nli = caches(work, config.threads)
+
+    def features(data: list[TextPair], both: bool) -> np.ndarray:
+        return pair_eval.featurise(embeddings, nli, data, layout, both_orders=both)
+
+    train = [p for data in pair_data.training_sets(config.seed).values() for p in data]
+    log(
+        {
+            "event": "pairs",
+            "train": len(train),
+            "by_type": np.bincount([p.kind for p in train], minlength=4).tolist(),
+        }
+    )
+    model = pair_model.train(config, *training_matrix(train, features), log)
+    dev = pair_data.dev_sets(config.seed)
+    temperature, tau, table = calibrate(model, dev, features, nli, log)
+    out = models_dir() / "pair" if write else work / f"model-{layout}"
+    out.mkdir(parents=True, exist_ok=True)
+    dim = features(train[:1], False).shape[1]
+    fp32 = work / f"pair_fp32-{layout}.onnx"
+    pair_model.to_onnx(model, fp32, dim, temperature)
+    quantize_dynamic(str(fp32), str(out / "pair_int8.onnx"), weight_type=QuantType.QInt8)
+    write_config(out, layout, dim, temperature, tau)
+    heldout = evaluate(out / "pair_int8.onnx", pair_data.heldout_sets(config.seed), features, nli)
+    dev_figures = evaluate(out / "pair_int8.onnx", dev, features, nli)
+    route = "two-stage" if earns_place(heldout) else "stage2-only"
+    set_route(out, route)
+    result = {"layout": layout, "temperature": temperature, "tau_c": tau, "route": route,
+              "routing_dev": table, "heldout": heldout, "dev": dev_figures,
+              "size_kb": round((out / "pair_int8.onnx").stat().st_size / 1024, 1)}  # fmt: skip
+    (work / f"metrics-{layout}.json").write_text(json.dumps(result, indent=2), "utf-8")
+    log(
+        {
+            "event": "heldout",
+            **{k: {m: v for m, v in r.items() if m != "per_type"} for k, r in heldout.items()},
+        }
+    )
+    if write:
+        register(
+            out, {"tau_c": tau, "route": route, "layout": layout, "size_kb": result["size_kb"]}
+        )
+    return result
+
+
+def shipped_result(work: Path, threads: int = 1, seed: int = 42) -> dict:
+    """The figures of the model in models/pair, in `run`'s result shape (for eval_models)."""
+    from conflictdesk.backends.manifest import models_dir
+
+    out = models_dir() / "pair"
+    config = json.loads((out / "pair_config.json").read_text("utf-8"))
+    embeddings, nli = caches(work, threads)
+
+    def features(data: list[TextPair], both: bool) -> np.ndarray:
+        return pair_eval.featurise(embeddings, nli, data, config["layout"], both_orders=both)
+
+    heldout = evaluate(out / "pair_int8.onnx", pair_data.heldout_sets(seed), features, nli)
+    dev = pair_data.dev_sets(seed)
+    rows = [p for data in dev.values() for p in data]
+    dev_figures = evaluate(out / "pair_int8.onnx", {"dev": rows}, features, nli)
+    p, stage2 = _shipped_p(out, rows, features), pair_eval.nli_alone(*pair_eval.nli_both(nli, rows))
+    table = pair_eval.routing_table(p, stage2, np.array([r.conflict == 1 for r in rows]))
+    return {
+        "layout": config["layout"],
+        "temperature": config["temperature"],
+        "tau_c": config["tau_c"],
+        "route": config.get("route", "two-stage"),
+        "routing_dev": table,
+        "heldout": heldout,
+        "dev": dev_figures,
+    }
+
+
+def _shipped_p(out: Path, rows: list[TextPair], features) -> np.ndarray:
+    from conflictdesk.backends.onnx_pair import OnnxPairClassifier
+
+    detector = OnnxPairClassifier(out, device="cpu", threads=1)
+    return np.array([s.conflict for s in detector.classify(features(rows, False))])

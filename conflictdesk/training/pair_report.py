@@ -1,0 +1,158 @@
+"""The pair-detector section of docs/model_report.md: held-out figures of the shipped model
+beside always-conflict, majority and NLI alone, per-type precision/recall, calibration and
+the τ_c routing table on development pairs. Written by scripts/train_pair_detector.py and
+by scripts/eval_models.py from the same function."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+SECTION_START = "## Stage-1 pair detector"
+SECTION_END = "## Speed"
+
+
+def _fmt(value, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _beats(r: dict) -> str:
+    ok = r["f1"] > r["always_conflict_f1"] and r["f1"] > r["nli_alone_f1"]
+    return "yes" if ok else "**no**"
+
+
+def heldout_lines(heldout: dict) -> list[str]:
+    lines = [
+        (
+            "| set | pairs | conflicts | stage-1 F1 | acc | always-conflict F1 | majority acc | "
+            "NLI-alone F1 / acc | beats both | ECE | type acc |"
+        ),
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|",
+    ]
+    for name, r in heldout.items():
+        lines.append(
+            f"| {name} | {r['pairs']} | {r['conflicts']} | {_fmt(r['f1'])} | {_fmt(r['acc'])} | "
+            f"{_fmt(r['always_conflict_f1'])} | {_fmt(r['majority_acc'])} | "
+            f"{_fmt(r['nli_alone_f1'])} / {_fmt(r['nli_alone_acc'])} | {_beats(r)} | "
+            f"{_fmt(r['ece'])} | {_fmt(r['type_acc'])} |"
+        )
+    return lines
+
+
+def type_lines(heldout: dict, key: str = "per_type") -> list[str]:
+    lines = [
+        "| set | factual P / R (n) | temporal P / R (n) | opinion P / R (n) |",
+        "|---|---|---|---|",
+    ]
+    for name, r in heldout.items():
+        cells = [
+            f"{_fmt(t['precision'])} / {_fmt(t['recall'])} ({t['support']})"
+            for kind, t in r[key].items()
+            if kind != "none"
+        ]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def routing_lines(table: list[dict]) -> list[str]:
+    lines = [
+        "| τ_c | settled by stage 1 | stage-1 acc on settled | combined acc | combined F1 |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for r in table:
+        lines.append(
+            f"| {r['tau_c']} | {_fmt(r['settled'])} | {_fmt(r['stage1_acc_settled'])} | "
+            f"{_fmt(r['combined_acc'])} | {_fmt(r['combined_f1'])} |"
+        )
+    return lines
+
+
+def ablation_lines(result: dict, ablation: dict | None) -> list[str]:
+    """Stage-1 F1 of the other feature layout (a `--dry-run` result) beside the shipped one."""
+    if not ablation:
+        return []
+    cells = [
+        f"{name} {_fmt(ablation['heldout'][name]['f1'])} (shipped {_fmt(r['f1'])})"
+        for name, r in result["heldout"].items()
+        if name in ablation["heldout"]
+    ]
+    return [f"Ablation, layout `{ablation['layout']}`, stage-1 F1: "
+            + "; ".join(cells) + ".", ""]  # fmt: skip
+
+
+def markdown(result: dict, command: str, ablation: dict | None = None) -> list[str]:
+    """The whole section, from a `pair_detector.run` result."""
+    route = result["route"]
+    verdict = (
+        "Stage 1 beats always-conflict and NLI alone on every held-out set: it stays in the "
+        "route (two-stage)."
+        if route == "two-stage"
+        else "Stage 1 does NOT beat always-conflict and NLI alone on every held-out set, so "
+        "every pair goes to stage 2 (`route: stage2-only` in pair_config.json; the pair "
+        "stage's `method` starts with `stage1-off(...)`, and `models list` says so). Head 2 "
+        "still types the conflicts stage 2 finds (its figures on gold conflicts below)."
+    )
+    return [
+        f"{SECTION_START} (held-out pairs)",
+        "",
+        (
+            f"Produced by `{command}` (feature layout `{result['layout']}`: embeddings of "
+            '"{query}\\n{passage}" as in ConflictRAG eq. 3; `emb4+nli6` adds NLI probabilities in '
+            "both directions on the first 60 words of each passage; "
+            "conflictdesk/analysis/pair_features.py). Sets are question-level splits never trained "
+            "or calibrated on, sampled with a fixed seed (conflictdesk/training/pair_data.py). NLI "
+            "alone = contradiction on top in either direction on those clipped passages."
+        ),
+        "",
+        *heldout_lines(result["heldout"]),
+        "",
+        verdict,
+        "",
+        *ablation_lines(result, ablation),
+        (
+            "Per type (the product's typing: none below 0.5, else head 2's best conflict type). "
+            "ConflictQA conflicts are factual and PERSPECTRUM conflicts opinion by construction; "
+            "QACC/RAMDocs types come from the rules in conflictdesk/training/pair_types.py."
+        ),
+        "",
+        *type_lines(result["heldout"]),
+        "",
+        (
+            "Head 2 alone on the gold conflicts (its best conflict type; how stage-2 conflicts are "
+            "typed):"
+        ),
+        "",
+        *type_lines(result["heldout"], "per_type_given_conflict"),
+        "",
+        (
+            f"Calibration: temperature {result['temperature']:.3f} fitted on the development pairs "
+            "(ConflictQA dev, PERSPECTRUM dev samples, validation questions of the in-domain training pairs) and folded into the conflict head; ECE is the "
+            "expected calibration error of max(p, 1 − p)."
+        ),
+        "",
+        f"### Routing τ_c (development pairs; chosen τ_c = **{result['tau_c']}**)",
+        "",
+        (
+            "Stage 1 settles a pair when max(p, 1 − p) ≥ τ_c; NLI alone decides the rest "
+            "(1.01 = every pair to stage 2). Highest combined F1; ties within 0.005 go to the larger "
+            "settled share."
+        ),
+        "",
+        *routing_lines(result["routing_dev"]),
+        "",
+    ]
+
+
+def replace_section(report: Path, lines: list[str]) -> None:
+    """Swap the pair section of the report (up to the next top-level section) for `lines`."""
+    text = report.read_text("utf-8") if report.exists() else ""
+    body = "\n".join(lines) + "\n"
+    pattern = re.compile(
+        re.escape(SECTION_START) + r".*?(?=^" + re.escape(SECTION_END) + r")",
+        re.DOTALL | re.MULTILINE,
+    )
+    if pattern.search(text):
+        text = pattern.sub(lambda _: body, text, count=1)
+    else:
+        text = text.rstrip("\n") + "\n\n" + body
+    report.write_text(text, "utf-8")

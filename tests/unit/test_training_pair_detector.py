@@ -1,0 +1,188 @@
+"""Stage-1 pair-detector training code: data loaders, feature caches, metrics, calibration."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+
+from conflictdesk.analysis.pair_features import pair_features
+from conflictdesk.training import pair_eval, pair_model, pairs
+from conflictdesk.training.features import NLICache
+from conflictdesk.types import NLIScores, PairType
+
+
+def _write_gz(path, rows):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row) + "\n")
+
+
+def test_conflictqa_and_perspectrum_pairs_carry_their_types(tmp_path):
+    row = {"question": "Is X big?", "passage_a": "X is big.", "passage_b": "X is small."}
+    _write_gz(
+        tmp_path / "conflictqa_strategyqa" / "pairs_test.jsonl.gz",
+        [{**row, "conflict": True}, {**row, "conflict": False}],
+    )
+    _write_gz(
+        tmp_path / "perspectrum" / "pairs_dev.jsonl.gz",
+        [{"question": "Zoos should close", "passage_a": "Cruel", "passage_b": "Educational",
+          "conflict": True}],
+    )  # fmt: skip
+    cqa = pairs.conflictqa_pairs("test", root=tmp_path)
+    assert [(p.conflict, p.kind) for p in cqa] == [(1, 1), (0, 0)]
+    assert cqa[0].text_i == "Is X big?\nX is big." and cqa[0].group == "Is X big?"
+    (persp,) = pairs.perspectrum_pairs("dev", root=tmp_path)
+    assert persp.kind == 3 and persp.source == "perspectrum"
+
+
+def test_pair_features_append_both_nli_directions():
+    e = np.array([[1.0, 0.0]], dtype=np.float32)
+    ij, ji = np.array([[0.1, 0.2, 0.7]]), np.array([[0.6, 0.3, 0.1]])
+    f = pair_features(e, e, ij, ji)
+    assert f.shape == (1, 8 + 6)
+    assert f[0, 8:].tolist() == pytest.approx([0.1, 0.2, 0.7, 0.6, 0.3, 0.1])
+    with pytest.raises(ValueError, match="both directions"):
+        pair_features(e, e, ij, None)
+    with pytest.raises(ValueError, match=r"\[N, 3\]"):
+        pair_features(e, e, ij[:, :2], ji)
+
+
+def test_nli_cache_scores_each_pair_once_and_resumes_from_disk(tmp_path):
+    calls = []
+
+    def classify(batch):
+        calls.append(list(batch))
+        return [
+            NLIScores(0.1, 0.2, 0.7) if "not" in h else NLIScores(0.8, 0.1, 0.1) for _, h in batch
+        ]
+
+    path = tmp_path / "nli.npz"
+    scores = NLICache(path, classify).scores([("a", "b"), ("a", "not b"), ("a", "b")])
+    assert scores[:, 2].tolist() == pytest.approx([0.1, 0.7, 0.1])
+    assert calls == [[("a", "b"), ("a", "not b")]]
+    again = NLICache(path, classify).scores([("a", "not b")])
+    assert again[0].tolist() == pytest.approx([0.1, 0.2, 0.7]) and len(calls) == 1
+
+
+def _pair(conflict: int, kind: int) -> pairs.TextPair:
+    return pairs.TextPair("q\na", "q\nb", conflict, kind, "test", "q")
+
+
+def test_heldout_metrics_beside_the_baselines_worked_example():
+    data = [_pair(1, 1), _pair(1, 3), _pair(0, 0), _pair(0, 0)]
+    p = np.array([0.9, 0.8, 0.7, 0.1])  # one false positive
+    types = np.array(
+        [[0.1, 0.6, 0.1, 0.2], [0.1, 0.1, 0.1, 0.7], [0.5, 0.3, 0.1, 0.1], [1, 0, 0, 0]]
+    )
+    stage2 = np.array([True, False, False, False])
+    m = pair_eval.heldout_metrics(p, types, data, stage2)
+    # precision 2/3, recall 1 -> F1 0.8; always-conflict: share 0.5 -> 2*0.5/1.5
+    assert m["f1"] == pytest.approx(0.8) and m["acc"] == pytest.approx(0.75)
+    assert m["always_conflict_f1"] == pytest.approx(0.6667, abs=1e-4)
+    assert m["nli_alone_f1"] == pytest.approx(2 / 3, abs=1e-4)
+    assert m["per_type"]["opinion"] == {
+        "support": 1,
+        "predicted": 1,
+        "precision": 1.0,
+        "recall": 1.0,
+    }
+    assert m["per_type"]["factual"]["predicted"] == 2  # the false positive is typed factual
+    assert m["type_acc_given_conflict"] == 1.0
+
+
+def test_routing_table_and_tau_choice():
+    p = np.array([0.95, 0.6, 0.4, 0.05])
+    gold = np.array([True, False, True, False])
+    stage2 = np.array([False, False, True, False])  # right on both uncertain pairs
+    table = pair_eval.routing_table(p, stage2, gold)
+    by_tau = {r["tau_c"]: r for r in table}
+    assert by_tau[0.5]["combined_acc"] == 0.5 and by_tau[0.5]["settled"] == 1.0
+    assert by_tau[0.7]["combined_acc"] == 1.0 and by_tau[0.7]["settled"] == 0.5
+    assert pair_eval.choose_tau(table) == 0.7  # F1 1.0 at 0.7-0.9; all settle 0.5: first
+
+
+def test_nli_alone_is_contradiction_on_top_in_either_direction():
+    ij = np.array([[0.1, 0.2, 0.7], [0.8, 0.1, 0.1], [0.4, 0.5, 0.1]])
+    ji = np.array([[0.8, 0.1, 0.1], [0.2, 0.2, 0.6], [0.4, 0.5, 0.1]])
+    assert pair_eval.nli_alone(ij, ji).tolist() == [True, True, False]
+
+
+def test_temperature_fit_recovers_an_overconfident_scale():
+    rng = np.random.default_rng(0)
+    true_logit = rng.normal(0, 2, size=4000)
+    gold = (rng.random(4000) < 1 / (1 + np.exp(-true_logit))).astype(int)
+    logits = np.stack([np.zeros(4000), 3.0 * true_logit], axis=1)  # three times too sharp
+    assert pair_model.fit_temperature(logits, gold) == pytest.approx(3.0, rel=0.1)
+
+
+def test_expected_calibration_error_is_zero_when_confidence_matches_accuracy():
+    p = np.array([0.9] * 10)
+    gold = np.array([True] * 9 + [False])
+    assert pair_eval.expected_calibration_error(p, gold) == pytest.approx(0.0, abs=1e-9)
+    assert pair_eval.expected_calibration_error(p, ~gold) == pytest.approx(0.8)
+
+
+def test_inverse_frequency_weights_rare_types_up():
+    w = pair_model.inverse_frequency(np.array([0, 0, 0, 1, 2, 3, 3, 3]), 4)
+    assert w[2] > w[3] and w[0] == w[3] and w[1] == w[2]
+    assert PairType.TEMPORAL.value == "temporal"
+
+
+def _result(route: str) -> dict:
+    figures = {
+        "pairs": 4, "conflicts": 2, "f1": 0.8, "acc": 0.75, "always_conflict_f1": 0.667,
+        "majority_acc": 0.5, "nli_alone_f1": 0.9 if route != "two-stage" else 0.5,
+        "nli_alone_acc": 0.5, "ece": 0.1, "type_acc": 0.5,
+        "per_type": {k: {"support": 1, "predicted": 1, "precision": 1.0, "recall": 1.0}
+                     for k in ("none", "factual", "temporal", "opinion")},
+    }  # fmt: skip
+    figures["per_type_given_conflict"] = figures["per_type"]
+    return {
+        "layout": "emb4+nli6", "temperature": 1.5, "tau_c": 0.8, "route": route,
+        "routing_dev": [{"tau_c": 0.8, "settled": 0.5, "stage1_acc_settled": 0.9,
+                         "combined_acc": 0.8, "combined_f1": 0.8}],
+        "heldout": {"conflictqa_test": figures},
+    }  # fmt: skip
+
+
+def test_report_section_replaces_only_the_pair_section(tmp_path):
+    from conflictdesk.training import pair_report
+
+    report = tmp_path / "report.md"
+    report.write_text("# R\n\n## Stage-1 pair detector (old)\n\nold table\n\n## Speed\n\nfast\n")
+    pair_report.replace_section(report, pair_report.markdown(_result("two-stage"), "cmd"))
+    text = report.read_text()
+    assert "old table" not in text and text.startswith("# R\n") and text.endswith("fast\n")
+    assert "| conflictqa_test | 4 | 2 | 0.800 |" in text and "it stays in the route" in text
+    off = pair_report.markdown(_result("stage2-only"), "cmd")
+    assert any("NOT beat" in line for line in off)
+    assert any("| **no** |" in line for line in off)
+    ablation = {**_result("two-stage"), "layout": "emb4"}
+    ablation["heldout"] = {"conflictqa_test": {**ablation["heldout"]["conflictqa_test"], "f1": 0.7}}
+    lines = pair_report.markdown(_result("two-stage"), "cmd", ablation)
+    assert "conflictqa_test 0.700 (shipped 0.800)" in "\n".join(lines)
+
+
+def test_trained_mlp_exports_to_onnx_that_the_product_back_end_reads(tmp_path):
+    pytest.importorskip("torch")
+    from conflictdesk.backends.onnx_pair import OnnxPairClassifier
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(400, 12)).astype(np.float32)
+    y_c = (x[:, 0] > 0).astype(np.int64)
+    y_t = np.where(y_c == 1, 1 + (x[:, 1] > 0).astype(np.int64) * 2, 0)
+    val = np.arange(400) % 5 == 0
+    config = pair_model.TrainConfig(max_epochs=40, patience=40, lr=3e-3)
+    model = pair_model.train(config, x, y_c, y_t, val, lambda event: None)
+    pair_model.to_onnx(model, tmp_path / "pair_int8.onnx", 12, temperature=2.0)
+    (tmp_path / "pair_config.json").write_text(json.dumps({"tau_c": 0.7, "feature_dim": 12}))
+    scores = OnnxPairClassifier(tmp_path, device="cpu").classify(x[val])
+    p = np.array([s.conflict for s in scores])
+    assert ((p >= 0.5) == y_c[val]).mean() > 0.85
+    c, _ = pair_model.logits(model, x[val])
+    sharp = np.exp(c[:, 1]) / np.exp(c).sum(1)
+    assert np.abs(p - 0.5).mean() < np.abs(sharp - 0.5).mean()  # T = 2 softens the head
