@@ -42,6 +42,7 @@ from typing import Any
 from conflictdesk.evaluation.cases import (
     Case,
     claim_match,
+    detection_metrics,
     evaluate,
     load_cases,
     ratio,
@@ -121,6 +122,7 @@ def run_eval(args: argparse.Namespace) -> dict[str, Any]:
             "model": evaluate(cases, model_rows),
             "baseline": evaluate(cases, [claim_match(c) for c in cases]),
             "oracle_baseline": evaluate(cases, [string_match(c) for c in cases]),
+            "always_conflict": detection_metrics([c.conflict for c in cases], [True] * len(cases)),
             "gate": gate_check(cases) if args.gate else None,
             "seconds": round(time.perf_counter() - start, 1),
         }
@@ -146,6 +148,9 @@ def print_report(report: dict[str, Any]) -> None:
             row = result[label]["detection"] | result[label]["relations"]
             name = label.replace("_baseline", "")
             print(f"  {name:<10}" + "".join(f"{row[c]:>11.4f}" for c in columns))
+        always = result["always_conflict"]
+        print(f"  {'always':<10}" + "".join(f"{always[c]:>11.4f}" if c in always else f"{'-':>11}"
+                                            for c in columns))  # fmt: skip
 
 
 # ---------------------------------------------------------------------------- calibration

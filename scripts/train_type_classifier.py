@@ -19,21 +19,28 @@ from conflictdesk.analysis.typing_features import FEATURE_NAMES
 from conflictdesk.backends.manifest import Manifest, entry_for, models_dir
 from conflictdesk.backends.registry import load_backends
 from conflictdesk.config import load_config
+from conflictdesk.training.nli_data import data_root
 from conflictdesk.training.types import case_rows, evaluate, load_typed_cases, train_model
 
-CASES = Path("/work/shared/data/typed_dev/cases.jsonl")
 NAME = "conflictdesk-type-lr"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=Path, default=CASES)
+    parser.add_argument(
+        "--cases",
+        type=Path,
+        default=None,
+        help="typed cases (default: typed_dev/cases.jsonl in the data folder, "
+        "CONFLICTDESK_DATA or ../shared/data)",
+    )
     parser.add_argument("--l2", type=float, default=3.0, help="L2 strength (default 3)")
     parser.add_argument("--report", type=Path, help="write the figures as JSON here")
     parser.add_argument("--eval-only", action="store_true", help="do not write the model")
     args = parser.parse_args()
     backends = load_backends(load_config(), roles=("embedder", "nli", "pair"))
-    rows = case_rows(load_typed_cases(args.cases), backends)
+    cases = args.cases or data_root() / "typed_dev" / "cases.jsonl"
+    rows = case_rows(load_typed_cases(cases), backends)
     report = evaluate(rows, l2=args.l2)
     print_report(report)
     if args.report:

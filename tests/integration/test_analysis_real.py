@@ -49,13 +49,12 @@ def _questions() -> list[dict]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-# The trained type model (typed_dev CV 0.567) types these three examples otherwise; recorded
+# The trained type model (typed_dev CV 0.551) types these two examples otherwise; recorded
 # as strict expected failures so that a model that gets them right shows up.
 MISTYPED = {
     "quillmere-lighthouse": "typed misinformation: a compound question (past tense) and a pair "
     "the pair detector calls conflicting",
     "lumivex-benefits": "typed no_conflict, below the abstention threshold (uncertain)",
-    "orvane-ceo": "typed complementary: two balanced answers with high kappa",
 }
 
 
