@@ -76,6 +76,7 @@ def main(argv: list[str] | None = None) -> None:
         ablation = json.loads(other.read_text("utf-8")) if other.exists() else None
         lines = pair_report.markdown(result, command, ablation)
         pair_report.replace_section(args.report, lines)
+        print("\n".join(lines))
 
 
 if __name__ == "__main__":
