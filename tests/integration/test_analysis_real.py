@@ -9,39 +9,11 @@ import pytest
 
 from conflictdesk.analysis.pipeline import STAGES, analyze
 from conflictdesk.analysis.types import Stance
-from conflictdesk.errors import ModelMissingError
 from conflictdesk.types import ConflictType, Passage, Tag
 
 pytestmark = pytest.mark.integration
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-@pytest.fixture(scope="module")
-def backends():
-    from conflictdesk.backends.registry import load_backends
-    from conflictdesk.config import load_config
-
-    try:
-        return load_backends(load_config(), roles=("embedder", "nli", "pair"))
-    except ModelMissingError as exc:
-        pytest.skip(f"embedded models not built: {exc}")
-
-
-@pytest.fixture(scope="module")
-def example_passages() -> list[Passage]:
-    from conflictdesk.ingest.chunking import chunk_text
-    from conflictdesk.ingest.readers import discover, read_file
-
-    passages: list[Passage] = []
-    for path, _ in discover([EXAMPLES / "docs"]):
-        for doc in read_file(path).documents:
-            for chunk in chunk_text(doc.text):
-                passages.append(
-                    Passage(len(passages), chunk.text, title=doc.title, date=doc.date,
-                            source=doc.source, url=doc.url)
-                )  # fmt: skip
-    return passages
 
 
 def _questions() -> list[dict]:

@@ -1,0 +1,41 @@
+"""Fixtures shared by the integration tests: the shipped back-ends and the example passages
+(a module may define its own `backends` to load other roles)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conflictdesk.errors import ModelMissingError
+from conflictdesk.types import Passage
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.fixture(scope="module")
+def backends():
+    from conflictdesk.backends.registry import load_backends
+    from conflictdesk.config import load_config
+
+    try:
+        return load_backends(load_config(), roles=("embedder", "nli", "pair"))
+    except ModelMissingError as exc:
+        pytest.skip(f"embedded models not built: {exc}")
+
+
+@pytest.fixture(scope="module")
+def example_passages() -> list[Passage]:
+    """Every chunk of every file in examples/docs, as passages."""
+    from conflictdesk.ingest.chunking import chunk_text
+    from conflictdesk.ingest.readers import discover, read_file
+
+    passages: list[Passage] = []
+    for path, _ in discover([EXAMPLES / "docs"]):
+        for doc in read_file(path).documents:
+            for chunk in chunk_text(doc.text):
+                passages.append(
+                    Passage(len(passages), chunk.text, title=doc.title, date=doc.date,
+                            source=doc.source, url=doc.url)
+                )  # fmt: skip
+    return passages
