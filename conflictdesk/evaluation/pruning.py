@@ -22,11 +22,12 @@ def similarities(case_set: CaseSet, embedder: Embedder) -> np.ndarray:
     claims = [c.claim for c in case_set.cases]
     texts: list[str] = []
     cells = []
-    for row, group in enumerate(case_set.groups):
-        case = case_set.cases[int(group)]
-        offset = int((case_set.groups[:row] == group).sum())
-        texts.append(case.documents[offset])
-        cells.append((int(group), row))
+    seen: dict[int, int] = {}
+    for row, group in enumerate(case_set.groups.tolist()):
+        offset = seen.get(group, 0)
+        seen[group] = offset + 1
+        texts.append(case_set.cases[group].documents[offset])
+        cells.append((group, row))
     found = best_similarity(claims, texts, cells, embedder)
     return np.asarray([found[cell] for cell in cells])
 

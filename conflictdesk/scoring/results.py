@@ -83,12 +83,10 @@ class ClaimScore:
         if Relation.SUPPORTS in sure and Relation.CONTRADICTS in sure:
             return "conflict"
         options = [j.plausible() for j in self.judgments]
-        could = any(
-            Relation.SUPPORTS in a and Relation.CONTRADICTS in b
-            for i, a in enumerate(options)
-            for k, b in enumerate(options)
-            if i != k
-        )
+        supports = {i for i, o in enumerate(options) if Relation.SUPPORTS in o}
+        contradicts = {i for i, o in enumerate(options) if Relation.CONTRADICTS in o}
+        # Two different documents could give one SUPPORTS and the other CONTRADICTS.
+        could = bool(supports and contradicts) and len(supports | contradicts) > 1
         return "uncertain" if could else "no_conflict"
 
 

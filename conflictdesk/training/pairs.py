@@ -156,41 +156,32 @@ def _read_gz(path) -> list[dict]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
-def conflictqa_pairs(split: str, root=None) -> list[TextPair]:
-    """ConflictQA (StrategyQA part) passage pairs of one question-level split; every conflict
-    is a yes/no factual disagreement (data README), so conflicts are typed factual."""
+def _labelled_pairs(folder: str, split: str, kind: PairType, source: str, root) -> list[TextPair]:
+    """The `pairs_{split}` file of a data folder; its conflicts all have the type `kind`."""
     from conflictdesk.training.nli_data import data_root
 
-    path = (root or data_root()) / "conflictqa_strategyqa" / f"pairs_{split}.jsonl.gz"
-    kind = {True: type_index(PairType.FACTUAL), False: type_index(PairType.NONE)}
+    path = (root or data_root()) / folder / f"pairs_{split}.jsonl.gz"
+    types = {True: type_index(kind), False: type_index(PairType.NONE)}
     return [
         TextPair(
             side_text(r["question"], r["passage_a"]),
             side_text(r["question"], r["passage_b"]),
             int(r["conflict"]),
-            kind[bool(r["conflict"])],
-            "conflictqa",
+            types[bool(r["conflict"])],
+            source,
             r["question"],
         )
         for r in _read_gz(path)
     ]
+
+
+def conflictqa_pairs(split: str, root=None) -> list[TextPair]:
+    """ConflictQA (StrategyQA part) passage pairs of one question-level split; every conflict
+    is a yes/no factual disagreement (data README), so conflicts are typed factual."""
+    return _labelled_pairs("conflictqa_strategyqa", split, PairType.FACTUAL, "conflictqa", root)
 
 
 def perspectrum_pairs(split: str, root=None) -> list[TextPair]:
     """PERSPECTRUM perspective pairs of one claim-level split: opposite stances on a debate
     claim are an opinion conflict; same-stance arguments and paraphrases are not."""
-    from conflictdesk.training.nli_data import data_root
-
-    path = (root or data_root()) / "perspectrum" / f"pairs_{split}.jsonl.gz"
-    kind = {True: type_index(PairType.OPINION), False: type_index(PairType.NONE)}
-    return [
-        TextPair(
-            side_text(r["question"], r["passage_a"]),
-            side_text(r["question"], r["passage_b"]),
-            int(r["conflict"]),
-            kind[bool(r["conflict"])],
-            "perspectrum",
-            r["question"],
-        )
-        for r in _read_gz(path)
-    ]
+    return _labelled_pairs("perspectrum", split, PairType.OPINION, "perspectrum", root)
