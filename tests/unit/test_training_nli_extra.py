@@ -108,3 +108,12 @@ def test_replay_keeps_a_fixed_sample_of_the_original_rows(monkeypatch):
     rows = nli_recipe.original_rows(args)
     assert len(rows.train) == 4 and set(rows.train) <= set(base)
     assert rows.train == nli_recipe.original_rows(args).train
+
+
+def test_compare_accuracy_reads_med_as_binary():
+    from conflictdesk.training import nli_compare
+    from conflictdesk.types import NLIScores
+
+    scores = [NLIScores(0.1, 0.2, 0.7), NLIScores(0.8, 0.1, 0.1)]
+    assert nli_compare._accuracy("snli/dev", [1, 0], scores) == 0.5
+    assert nli_compare._accuracy("med/test", [1, 0], scores) == 1.0  # not-entailed either way

@@ -1,0 +1,57 @@
+"""Side-by-side accuracy of exported NLI models (the product's CT2CrossEncoder, windowed
+max-evidence rule) on the NLI evaluation sets and the held-out sides of the newer sets: the
+evidence for replacing models/nli with a retrained model (scripts/train_nli.py --stage compare).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+from conflictdesk.training import nli_data, nli_extra
+
+BINARY_SETS = ("med/test",)  # their "neutral" means "not entailed"
+
+
+def _accuracy(split: str, gold: list[int], scores) -> float:
+    pred = [
+        int(max(range(3), key=lambda k: (s.entailment, s.neutral, s.contradiction)[k]))
+        for s in scores
+    ]
+    if split in BINARY_SETS:
+        return sum((g == 0) == (p == 0) for g, p in zip(gold, pred, strict=True)) / len(gold)
+    return sum(g == p for g, p in zip(gold, pred, strict=True)) / len(gold)
+
+
+def comparison_sets(limit: int, seed: int) -> dict[str, list[nli_data.NLIExample]]:
+    """The NLI evaluation splits and each newer set's held-out side, sampled to `limit` rows
+    each (0 = all) with a fixed seed."""
+    sets = {split: nli_data.read_split(split) for split in nli_data.EVAL_SPLITS}
+    for name in nli_extra.EXTRA_SETS:
+        sets[f"{name}/heldout"] = nli_extra.load_extra(name, "heldout")
+    if limit:
+        sets = {
+            name: random.Random(f"{seed}:{name}").sample(rows, min(limit, len(rows)))
+            for name, rows in sets.items()
+        }
+    return sets
+
+
+def compare(model_dirs: Sequence[Path], limit: int, seed: int, threads: int) -> list[dict]:
+    """One row per set: {"set", "n", <model folder name>: accuracy, ...}."""
+    from conflictdesk.backends.ct2_nli import CT2CrossEncoder
+
+    models = {
+        str(folder): CT2CrossEncoder(folder, model_id=str(folder), device="cpu", threads=threads)
+        for folder in model_dirs
+    }
+    rows = []
+    for split, data in comparison_sets(limit, seed).items():
+        pairs = [(r.premise, r.hypothesis) for r in data]
+        gold = [r.label for r in data]
+        row: dict = {"set": split, "n": len(data)}
+        for name, model in models.items():
+            row[name] = round(_accuracy(split, gold, model.classify(pairs)), 4)
+        rows.append(row)
+    return rows
