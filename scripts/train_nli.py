@@ -61,6 +61,9 @@ def data_arguments(parser: argparse.ArgumentParser) -> None:
         "--replay", type=int, default=0, help="keep this many of the original rows (0 = all)"
     )
     parser.add_argument("--max-length", type=int, default=nli_train.MAX_LENGTH)
+    parser.add_argument(
+        "--held-limit", type=int, default=0, help="sample the held-out rows to N (0 = all)"
+    )
 
 
 def training_arguments(parser: argparse.ArgumentParser) -> None:
@@ -79,6 +82,12 @@ def training_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--freeze-layers", type=int, default=0, help="freeze the lowest N encoder layers"
+    )
+    parser.add_argument(
+        "--bf16",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="bf16 autocast (--no-bf16 on CPUs without native bf16: much faster there)",
     )
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--eval-every", type=int, default=1500)

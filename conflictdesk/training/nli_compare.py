@@ -6,7 +6,7 @@ evidence for replacing models/nli with a retrained model (scripts/train_nli.py -
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from conflictdesk.training import nli_data, nli_extra
@@ -38,20 +38,18 @@ def comparison_sets(limit: int, seed: int) -> dict[str, list[nli_data.NLIExample
     return sets
 
 
-def compare(model_dirs: Sequence[Path], limit: int, seed: int, threads: int) -> list[dict]:
-    """One row per set: {"set", "n", <model folder name>: accuracy, ...}."""
+def compare(model_dirs: Sequence[Path], limit: int, seed: int, threads: int) -> Iterator[dict]:
+    """One row per set, as each set finishes: {"set", "n", <model folder>: accuracy, ...}."""
     from conflictdesk.backends.ct2_nli import CT2CrossEncoder
 
     models = {
         str(folder): CT2CrossEncoder(folder, model_id=str(folder), device="cpu", threads=threads)
         for folder in model_dirs
     }
-    rows = []
     for split, data in comparison_sets(limit, seed).items():
         pairs = [(r.premise, r.hypothesis) for r in data]
         gold = [r.label for r in data]
         row: dict = {"set": split, "n": len(data)}
         for name, model in models.items():
             row[name] = round(_accuracy(split, gold, model.classify(pairs)), 4)
-        rows.append(row)
-    return rows
+        yield row

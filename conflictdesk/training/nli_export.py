@@ -182,7 +182,7 @@ def export(args: Namespace, out: Path, rebuild: str, *, register_entry: bool = T
     held_rows = build_rows(args).held
     held = encode(tokenizer(args.max_length), held_rows)
     labels = np.array([r.label for r in held_rows])
-    logits = predict_logits(model, held)
+    logits = predict_logits(model, held, bf16=args.bf16)
     temperature = fit_temperature(logits, labels)
     accuracy = float((logits.argmax(1) == labels).mean())
     log(work, {"event": "temperature", "T": temperature, "heldout_acc_torch": accuracy})

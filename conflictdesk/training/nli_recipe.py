@@ -136,5 +136,8 @@ def build_rows(args: Namespace) -> RecipeRows:
         rows = RecipeRows(
             rows.train + extra.train, rows.held + extra.held, {**rows.counts, **extra.counts}
         )
+    if args.held_limit and len(rows.held) > args.held_limit:
+        # A fixed sample keeps early stopping and calibration affordable on a busy CPU.
+        rows.held = random.Random(args.seed + 2).sample(rows.held, args.held_limit)
     rows.counts.update(train_rows=len(rows.train), heldout_rows=len(rows.held))
     return rows
