@@ -10,7 +10,7 @@ import pytest
 
 from conflictdesk.errors import ModelMissingError
 from conflictdesk.types import Relation
-from tests.integration.runtime_artefacts import shipped_entry, smollm2_gguf
+from conflictdesk.training.artefacts import shipped_entry, smollm2_gguf
 
 pytestmark = pytest.mark.integration
 
