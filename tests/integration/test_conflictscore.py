@@ -9,8 +9,8 @@ import json
 import pytest
 
 from conflictdesk.errors import ModelMissingError
-from conflictdesk.types import Relation
 from conflictdesk.training.artefacts import shipped_entry, smollm2_gguf
+from conflictdesk.types import Relation
 
 pytestmark = pytest.mark.integration
 
