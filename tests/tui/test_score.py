@@ -6,7 +6,9 @@ import json
 
 from textual.widgets import DataTable, Input, TabbedContent, TextArea
 
+from conflictdesk.app import ScoredClaim, ScoreView
 from conflictdesk.tui.screens.score import format_documents, parse_documents
+from conflictdesk.types import Document, Relation
 from tests.tui.conftest import settle
 from tests.tui.fake_desk import FakeDesk
 
@@ -14,8 +16,8 @@ from tests.tui.fake_desk import FakeDesk
 def test_documents_are_split_on_separator_lines_with_optional_titles():
     text = "# IOM 2010\n600 IU is enough.\n---\n\n4000 IU is safe.\n---\n"
     assert parse_documents(text) == [
-        {"title": "IOM 2010", "text": "600 IU is enough."},
-        {"title": None, "text": "4000 IU is safe."},
+        Document("600 IU is enough.", title="IOM 2010"),
+        Document("4000 IU is safe."),
     ]
     assert parse_documents(format_documents(parse_documents(text))) == parse_documents(text)
 
@@ -137,19 +139,15 @@ async def test_a_scoring_error_is_shown(make_app, desk):
 def test_claims_are_ordered_conflicted_then_contradicted_then_in_response_order():
     from conflictdesk.tui.widgets.claim_grid import ordered_claims
 
-    claims = [
-        {"text": "a", "relations": ["SUPPORTS", "IRRELEVANT"], "conflict": False},
-        {"text": "b", "relations": ["CONTRADICTS", "IRRELEVANT"], "conflict": False},
-        {"text": "c", "relations": ["SUPPORTS", "CONTRADICTS"], "conflict": True},
-        {"text": "d", "relations": ["IRRELEVANT", "IRRELEVANT"], "conflict": False},
-    ]
-    assert [c["text"] for c in ordered_claims({"claims": claims})] == ["c", "b", "a", "d"]
+    s, c, i = Relation.SUPPORTS, Relation.CONTRADICTS, Relation.IRRELEVANT
+    claims = [ScoredClaim("a", (s, i)), ScoredClaim("b", (c, i)),
+              ScoredClaim("c", (s, c), conflict=True), ScoredClaim("d", (i, i))]  # fmt: skip
+    assert [claim.text for claim in ordered_claims(claims)] == ["c", "b", "a", "d"]
 
 
 async def test_a_response_without_claims_says_why_the_scores_are_undefined(make_app, desk):
     def no_claims(response, documents, cancel):
-        return 9, {"response": response, "documents": documents, "claims": [], "cs_c": None,
-                   "cs_r": None, "method": "variant=full; claims=llm(tiny)"}
+        return 9, ScoreView(response, tuple(documents), method="variant=full; claims=llm(tiny)")
 
     desk.score = no_claims
     async with make_app().run_test(size=(100, 30)) as pilot:
