@@ -41,7 +41,7 @@ async def test_scoring_shows_the_grid_conflicted_claims_first(make_app, desk):
         await pilot.press("ctrl+r")
         await settle(pilot)
         assert desk.calls[-1] == ("score", ("Take 600 IU daily.", [
-            {"title": "A", "text": "600 IU."}, {"title": "B", "text": "1500 IU."}]))
+            Document("600 IU.", title="A"), Document("1500 IU.", title="B")]))
         assert screen.query_one("#score-tabs", TabbedContent).active == "score-result"
         summary = str(screen.query_one("#cs-summary").render())
         assert "CS-C 0.33  CS-R 0.50" in summary and "1 of 3 claims conflicted" in summary
