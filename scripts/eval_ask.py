@@ -56,9 +56,9 @@ from conflictdesk.evaluation.ask_scoring import (
 )
 from conflictdesk.generation.answer import ask
 from conflictdesk.generation.types import AnswerSentence
+from conflictdesk.training.nli_data import data_root
 from conflictdesk.types import ConflictType
 
-DATA = Path("/work/shared/data")
 # -- systems -----------------------------------------------------------------------------------
 
 
@@ -154,16 +154,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="also compute the NLI-judged citation and grounding metrics",
     )
-    parser.add_argument("--data", type=Path, default=DATA, help="data root")
+    parser.add_argument("--data", type=Path, default=None,
+                        help="data folder (default: the data_dir setting, CONFLICTDESK_DATA)")  # fmt: skip
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     common.add_model_arguments(parser)
     args = parser.parse_args(argv)
     from conflictdesk.backends.registry import load_backends
 
     backends = load_backends(common.config_from_args(args))
+    data = args.data or data_root()
     loaders = {
-        "qacc": lambda: load_qacc(args.data / "qacc" / "dev.jsonl"),
-        "ramdocs": lambda: load_ramdocs(args.data / "ramdocs" / "dev.jsonl"),
+        "qacc": lambda: load_qacc(data / "qacc" / "dev.jsonl"),
+        "ramdocs": lambda: load_ramdocs(data / "ramdocs" / "dev.jsonl"),
     }
     results = {}
     for name in args.datasets:
