@@ -43,7 +43,10 @@ class Desk(Protocol):
     def collections(self) -> list[CollectionInfo]: ...
 
     def ingest(
-        self, paths: Sequence[str], collection: str, on_progress: ProgressFn,
+        self,
+        paths: Sequence[str],
+        collection: str,
+        on_progress: ProgressFn,
         cancel: threading.Event,
     ) -> IngestSummary:
         """Import files or folders, one file per transaction."""
@@ -64,7 +67,10 @@ class Desk(Protocol):
     def can_regenerate(self) -> bool: ...
 
     def regenerate(
-        self, question: str, response: str, documents: Sequence[Document],
+        self,
+        question: str,
+        response: str,
+        documents: Sequence[Document],
         cancel: threading.Event,
     ) -> tuple[int | None, ScoreView]:
         """ConflictScore feedback on the GGUF model: the revised response's score view, or the

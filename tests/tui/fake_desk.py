@@ -100,8 +100,9 @@ DETECTION = PairDetection(
     0.8,
     "mlp:fake-pair+nli:fake-nli",
 )
-VERDICT = ConflictVerdict(ConflictType.CONFLICTING_OPINIONS,
-                          "Two expert bodies recommend different daily doses.", "rules")
+VERDICT = ConflictVerdict(
+    ConflictType.CONFLICTING_OPINIONS, "Two expert bodies recommend different daily doses.", "rules"
+)
 RESOLUTION = Resolution("viewpoints", (11, 21, 12, 22),
                         "Both positions are presented with their sources.")  # fmt: skip
 ANSWER_SENTENCES = (

@@ -40,8 +40,12 @@ def test_ingest_reports_each_file_and_its_errors(engine, tmp_path):
     bad = tmp_path / "c.exe"
     bad.write_bytes(b"MZ")
     progress = []
-    summary = engine.ingest([str(tmp_path / "a.txt"), str(tmp_path / "b.md"), str(bad)],
-                            "mine", lambda *event: progress.append(event), threading.Event())
+    summary = engine.ingest(
+        [str(tmp_path / "a.txt"), str(tmp_path / "b.md"), str(bad)],
+        "mine",
+        lambda *event: progress.append(event),
+        threading.Event(),
+    )
     assert [(done, total) for done, total, _, _ in progress] == [(1, 3), (2, 3), (3, 3)]
     assert progress[0][3] is None and progress[2][3]  # the .exe has a reason
     assert summary == IngestSummary("mine", added=2, skipped=0, failed=1, passages=2)
@@ -93,8 +97,10 @@ def test_a_cancelled_ask_raises_and_stores_nothing(loaded):
 
 
 def test_score_is_stored_and_reopened(engine):
-    documents = [Document("Velsarin is dosed at 250 mg.", title="A"),
-                 Document("Velsarin is dosed at 400 mg.", title="B")]
+    documents = [
+        Document("Velsarin is dosed at 250 mg.", title="A"),
+        Document("Velsarin is dosed at 400 mg.", title="B"),
+    ]
     run_id, view = engine.score("Velsarin is dosed at 250 mg.", documents, threading.Event())
     assert view.claims[0].relations == (Relation.SUPPORTS, Relation.CONTRADICTS)
     assert view.cs_c == 1.0 and view.documents == tuple(documents)

@@ -40,8 +40,13 @@ async def test_scoring_shows_the_grid_conflicted_claims_first(make_app, desk):
         await fill(screen, "Take 600 IU daily.", "# A\n600 IU.\n---\n# B\n1500 IU.")
         await pilot.press("ctrl+r")
         await settle(pilot)
-        assert desk.calls[-1] == ("score", ("Take 600 IU daily.", [
-            Document("600 IU.", title="A"), Document("1500 IU.", title="B")]))
+        assert desk.calls[-1] == (
+            "score",
+            (
+                "Take 600 IU daily.",
+                [Document("600 IU.", title="A"), Document("1500 IU.", title="B")],
+            ),
+        )
         assert screen.query_one("#score-tabs", TabbedContent).active == "score-result"
         summary = str(screen.query_one("#cs-summary").render())
         assert "CS-C 0.33  CS-R 0.50" in summary and "1 of 3 claims conflicted" in summary
@@ -50,9 +55,12 @@ async def test_scoring_shows_the_grid_conflicted_claims_first(make_app, desk):
         first = table.get_row_at(0)
         assert [cell.plain for cell in first] == ["!", " C ", " S ", " · ", "Take 600 IU daily."]
         assert [table.get_row_at(i)[-1].plain for i in (1, 2)] == [
-            "Sunlight alone is never enough.", "Doses above 4000 IU harm."]  # response order
+            "Sunlight alone is never enough.",
+            "Doses above 4000 IU harm.",
+        ]  # response order
         assert "D1 Endocrine Society 2011: CONTRADICTS 0.81" in str(
-            screen.query_one("#claim-detail").render())
+            screen.query_one("#claim-detail").render()
+        )
 
 
 async def test_missing_input_is_refused_without_calling_the_engine(make_app, desk):
@@ -66,8 +74,15 @@ async def test_missing_input_is_refused_without_calling_the_engine(make_app, des
 
 async def test_loading_a_json_file_fills_the_form(make_app, tmp_path):
     path = tmp_path / "case.json"
-    path.write_text(json.dumps({"question": "Dose?", "response": "Take 600 IU.",
-                                "documents": ["600 IU.", {"title": "B", "text": "1500 IU."}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "question": "Dose?",
+                "response": "Take 600 IU.",
+                "documents": ["600 IU.", {"title": "B", "text": "1500 IU."}],
+            }
+        )
+    )
     async with make_app().run_test(size=(100, 30)) as pilot:
         screen = await open_score(pilot)
         screen.query_one("#load-path", Input).focus()

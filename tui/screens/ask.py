@@ -33,8 +33,12 @@ from conflictdesk.tui.widgets.evidence_table import EvidenceTable
 from conflictdesk.tui.widgets.nav_bar import NavBar
 from conflictdesk.tui.widgets.stage_progress import StageProgress
 
-TABS = (("answer", "1 Answer"), ("evidence", "2 Evidence"), ("clusters", "3 Clusters"),
-        ("conflict", "4 Conflict"))
+TABS = (
+    ("answer", "1 Answer"),
+    ("evidence", "2 Evidence"),
+    ("clusters", "3 Clusters"),
+    ("conflict", "4 Conflict"),
+)
 
 
 class AskScreen(Screen[None]):
@@ -82,7 +86,9 @@ class AskScreen(Screen[None]):
         try:
             names = [c.name for c in self.desk.collections()]
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.notify(safe_line(f"Could not list collections: {exc}"), severity="error", markup=False)
+            self.notify(
+                safe_line(f"Could not list collections: {exc}"), severity="error", markup=False
+            )
             return
         current = select.value
         select.set_options([(safe_line(name), name) for name in names])

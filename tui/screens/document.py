@@ -36,8 +36,10 @@ class DocumentScreen(ModalScreen[None]):
     def _heading(self) -> Content:
         p = self.passage
         return Content.from_markup(
-            "[b]$title[/b]  [dim]$meta[/]", title=safe_line(p.title or "Untitled document"),
-            meta=safe_line(" · ".join(x for x in (p.date, p.source) if x)))
+            "[b]$title[/b]  [dim]$meta[/]",
+            title=safe_line(p.title or "Untitled document"),
+            meta=safe_line(" · ".join(x for x in (p.date, p.source) if x)),
+        )
 
     async def on_mount(self) -> None:
         body = self.query_one("#document-body", VerticalScroll)
@@ -62,7 +64,8 @@ class DocumentScreen(ModalScreen[None]):
         try:
             rows = self.desk.passages(document_id)
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.notify(safe_line(f"Could not read the document: {exc}"), severity="error",
-                        markup=False)
+            self.notify(
+                safe_line(f"Could not read the document: {exc}"), severity="error", markup=False
+            )
             return [self.passage]
         return rows or [self.passage]

@@ -46,9 +46,13 @@ class ImportDialog(ModalScreen[IngestSummary | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="import-dialog"):
-            yield Label("[b]Import files or a folder[/b]  (.txt .md .pdf .jsonl; ; separates paths)")
+            yield Label(
+                "[b]Import files or a folder[/b]  (.txt .md .pdf .jsonl; ; separates paths)"
+            )
             yield Input(placeholder="path/to/folder or file", id="import-path")
-            yield Input(value=self.collection, placeholder="collection name", id="import-collection")
+            yield Input(
+                value=self.collection, placeholder="collection name", id="import-collection"
+            )
             with Horizontal(id="import-buttons"):
                 yield Button("Import", id="import-start", variant="primary")
                 yield Button("Close", id="import-close")
@@ -67,8 +71,11 @@ class ImportDialog(ModalScreen[IngestSummary | None]):
         status = self.query_one("#import-status", Static)
         missing = [str(p) for p in paths if not p.exists()]
         if not paths or not collection or missing:
-            problem = (f"not found: {', '.join(missing)}" if missing
-                       else "give a path and a collection name")
+            problem = (
+                f"not found: {', '.join(missing)}"
+                if missing
+                else "give a path and a collection name"
+            )
             status.update(Text(safe_line(problem), style="bold red"))
             return
         self.summary, self.failures = None, []
@@ -94,7 +101,8 @@ class ImportDialog(ModalScreen[IngestSummary | None]):
 
     def on_file_ingested(self, message: FileIngested) -> None:
         self.query_one("#import-progress", ProgressBar).update(
-            total=message.total, progress=message.done)
+            total=message.total, progress=message.done
+        )
         log = self.query_one("#import-log", RichLog)
         if message.error:
             self.failures.append((message.path, message.error))
@@ -106,9 +114,12 @@ class ImportDialog(ModalScreen[IngestSummary | None]):
         self.summary = message.summary
         s = message.summary
         verb = "Cancelled; kept" if s.cancelled else "Done:"
-        self.query_one("#import-status", Static).update(Text(
-            f"{verb} {s.added} added, {s.skipped} already present, {s.failed} failed",
-            style="bold"))
+        self.query_one("#import-status", Static).update(
+            Text(
+                f"{verb} {s.added} added, {s.skipped} already present, {s.failed} failed",
+                style="bold",
+            )
+        )
 
     def on_work_failed(self, message: WorkFailed) -> None:
         collection = self.query_one("#import-collection", Input).value.strip()

@@ -69,10 +69,18 @@ class AnswerView(Vertical):
         text.update(body + Content.styled(f"\n({safe_line(generation)})", "dim"))
         for pid, number in numbers.items():
             passage = view.passage(pid)
-            options.add_option(Option(Content.from_markup(
-                "[b]$n[/b] #$pid [i]$title[/i] — $text", n=f"[{number}]", pid=pid,
-                title=passage_label(passage, pid),
-                text=safe(passage.text if passage is not None else "")), id=f"p{pid}"))
+            options.add_option(
+                Option(
+                    Content.from_markup(
+                        "[b]$n[/b] #$pid [i]$title[/i] — $text",
+                        n=f"[{number}]",
+                        pid=pid,
+                        title=passage_label(passage, pid),
+                        text=safe(passage.text if passage is not None else ""),
+                    ),
+                    id=f"p{pid}",
+                )
+            )
         if numbers:
             options.highlighted = 0
 

@@ -47,7 +47,11 @@ class ClaimGrid(Vertical):
         summary = Content.from_markup(
             "[b]CS-C[/b] $csc  [b]CS-R[/b] $csr  [dim]$k of $n claims conflicted · "
             "[on #2e7d32] S [/] supports [on #c62828] C [/] contradicts · irrelevant[/]",
-            csc=_metric(view.cs_c), csr=_metric(view.cs_r), k=conflicted, n=len(self._claims))
+            csc=_metric(view.cs_c),
+            csr=_metric(view.cs_r),
+            k=conflicted,
+            n=len(self._claims),
+        )
         if view.method:
             summary += Content.styled(f"\n{safe(view.method)}", "dim")
         self.query_one("#cs-summary", Static).update(summary)
@@ -71,8 +75,9 @@ class ClaimGrid(Vertical):
         claims = getattr(self, "_claims", [])
         detail = self.query_one("#claim-detail", Static)
         if not claims:
-            detail.update("No claims were extracted from the response, so CS-C and CS-R are "
-                          "undefined.")
+            detail.update(
+                "No claims were extracted from the response, so CS-C and CS-R are undefined."
+            )
             return
         if not 0 <= index < len(claims):
             detail.update("")
@@ -84,7 +89,13 @@ class ClaimGrid(Vertical):
             title = documents[n].title if n < len(documents) else None
             confidence = confidences[n] if n < len(confidences) else None
             conf = f" {confidence:.2f}" if confidence is not None else ""
-            lines.append(Content.from_markup("  D$n $title: $rel$conf", n=n + 1,
-                                             title=safe_line(title or "untitled"),
-                                             rel=safe_line(relation.value), conf=conf))
+            lines.append(
+                Content.from_markup(
+                    "  D$n $title: $rel$conf",
+                    n=n + 1,
+                    title=safe_line(title or "untitled"),
+                    rel=safe_line(relation.value),
+                    conf=conf,
+                )
+            )
         detail.update(Content("\n").join(lines))

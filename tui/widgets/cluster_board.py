@@ -35,13 +35,16 @@ class ClusterBoard(HorizontalScroll):
             passage = view.passage(pid)
             tag = tags[pid].tag.value if pid in tags else "?"
             prompt = Content.from_markup(
-                "#$pid [i]$title[/i] ($tag)\n$text", pid=pid, title=passage_label(passage, pid),
-                tag=safe_line(tag), text=safe(passage.text if passage is not None else ""))
+                "#$pid [i]$title[/i] ($tag)\n$text",
+                pid=pid,
+                title=passage_label(passage, pid),
+                tag=safe_line(tag),
+                text=safe(passage.text if passage is not None else ""),
+            )
             options.append(Option(prompt, id=f"p{pid}"))
         dominant = cluster.dominant_tag.value
         card = OptionList(*options, classes=f"cluster-card -{dominant}")
-        card.border_title = safe_line(f"Cluster {cluster.id} · {dominant} "
-                                       f"{cluster.confidence:.2f}")
+        card.border_title = safe_line(f"Cluster {cluster.id} · {dominant} {cluster.confidence:.2f}")
         return card
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

@@ -32,9 +32,11 @@ class ConflictBadge(Static):
         self.set_class(not disputed, "-consistent")
         badge = " DISPUTED " if disputed else " CONSISTENT "
         style = "bold $text on $error" if disputed else "bold $text on $success"
-        parts = [Content.styled(badge, style),
-                 Content(f" κ {score.kappa:.2f}"),
-                 Content(f" · stance {safe_line(score.stance.value)}")]
+        parts = [
+            Content.styled(badge, style),
+            Content(f" κ {score.kappa:.2f}"),
+            Content(f" · stance {safe_line(score.stance.value)}"),
+        ]
         if view.verdict is not None:
             label = TYPE_LABELS[view.verdict.type]
             parts.append(Content.styled(f" · {safe_line(label)}", "bold"))

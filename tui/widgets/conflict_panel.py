@@ -28,15 +28,24 @@ class ConflictPanel(VerticalScroll):
     def describe(view: AskView) -> Content:
         lines: list[Content] = []
         if view.verdict is not None:
-            lines.append(Content.from_markup(
-                "[b]Type:[/b] $label  [dim]($method)[/]", label=TYPE_LABELS[view.verdict.type],
-                method=safe_line(view.verdict.method)))
-            lines.append(Content.from_markup("[b]Why:[/b] $why",
-                                             why=safe(view.verdict.rationale or "—")))
+            lines.append(
+                Content.from_markup(
+                    "[b]Type:[/b] $label  [dim]($method)[/]",
+                    label=TYPE_LABELS[view.verdict.type],
+                    method=safe_line(view.verdict.method),
+                )
+            )
+            lines.append(
+                Content.from_markup("[b]Why:[/b] $why", why=safe(view.verdict.rationale or "—"))
+            )
         if view.resolution is not None:
-            lines.append(Content.from_markup(
-                "[b]Resolution:[/b] $rule — $why", rule=safe_line(view.resolution.rule),
-                why=safe(view.resolution.rationale)))
+            lines.append(
+                Content.from_markup(
+                    "[b]Resolution:[/b] $rule — $why",
+                    rule=safe_line(view.resolution.rule),
+                    why=safe(view.resolution.rationale),
+                )
+            )
         if view.detection is not None:
             lines += _pair_lines(view.detection)
         return Content("\n").join(lines) if lines else Content(EMPTY)
@@ -45,15 +54,25 @@ class ConflictPanel(VerticalScroll):
 def _pair_lines(detection: PairDetection) -> list[Content]:
     """The judged pairs, conflicting and most probable first."""
     pairs = sorted(detection.pairs, key=lambda p: (not p.conflict, -p.conflict_prob))
-    lines = [Content.from_markup(
-        "[b]Pairs:[/b] $n judged, $c conflicting (τ_c $tau, $method)", n=len(pairs),
-        c=len(detection.conflicting), tau=detection.tau_c, method=safe_line(detection.method))]
+    lines = [
+        Content.from_markup(
+            "[b]Pairs:[/b] $n judged, $c conflicting (τ_c $tau, $method)",
+            n=len(pairs),
+            c=len(detection.conflicting),
+            tau=detection.tau_c,
+            method=safe_line(detection.method),
+        )
+    ]
     return lines + [_pair_line(pair) for pair in pairs]
 
 
 def _pair_line(pair: ConflictPair) -> Content:
     mark = "[$error]✗ conflict[/]" if pair.conflict else "[dim]· agree[/]"
     return Content.from_markup(
-        f"  {mark} #$i ↔ #$j  $type p=$p [dim]($stage)[/]", i=pair.i, j=pair.j,
-        type=safe_line(pair.pair_type.value), p=f"{pair.conflict_prob:.2f}",
-        stage=safe_line(pair.stage))
+        f"  {mark} #$i ↔ #$j  $type p=$p [dim]($stage)[/]",
+        i=pair.i,
+        j=pair.j,
+        type=safe_line(pair.pair_type.value),
+        p=f"{pair.conflict_prob:.2f}",
+        stage=safe_line(pair.stage),
+    )

@@ -16,8 +16,11 @@ from conflictdesk.terminal import safe, safe_line
 from conflictdesk.tui.messages import PassageChosen
 from conflictdesk.types import Passage, Tag
 
-COLUMNS = ((Tag.SUPPORT, "Support", "$success"), (Tag.REFUTE, "Refute", "$error"),
-           (Tag.IRRELEVANT, "Irrelevant", "$text-muted"))
+COLUMNS = (
+    (Tag.SUPPORT, "Support", "$success"),
+    (Tag.REFUTE, "Refute", "$error"),
+    (Tag.IRRELEVANT, "Irrelevant", "$text-muted"),
+)
 
 
 def passage_label(passage: Passage | None, passage_id: int) -> str:
@@ -41,7 +44,8 @@ class EvidenceTable(Horizontal):
         for tag, title, colour in COLUMNS:
             rows = sorted((t for t in tags if t.tag is tag), key=lambda t: -t.confidence)
             self.query_one(f"#{tag.value}-title", Label).update(
-                Content.from_markup(f"[{colour} bold]$title[/] ($n)", title=title, n=len(rows)))
+                Content.from_markup(f"[{colour} bold]$title[/] ($n)", title=title, n=len(rows))
+            )
             options = self.query_one(f"#{tag.value}-list", OptionList)
             options.clear_options()
             options.add_options([self._option(t, view.passage(t.passage_id)) for t in rows])
@@ -53,7 +57,11 @@ class EvidenceTable(Horizontal):
         text = safe(tag.key_sentence or (passage.text if passage is not None else ""))
         prompt = Content.from_markup(
             "[b]$conf[/b] #$pid [i]$title[/i]\n$text",
-            conf=f"{tag.confidence:.2f}", pid=pid, title=title, text=text)
+            conf=f"{tag.confidence:.2f}",
+            pid=pid,
+            title=title,
+            text=text,
+        )
         return Option(prompt, id=f"p{pid}")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
