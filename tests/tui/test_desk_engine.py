@@ -84,6 +84,15 @@ def test_ask_streams_every_stage_stores_the_run_and_reopens_it(loaded):
     assert loaded.history()[0] == RunSummary(run_id, "ask", stored.summary.created, QUESTION)
 
 
+def test_the_tui_ask_embeds_the_query_once_and_no_stored_passage(loaded):
+    embedder = loaded.desk.backends(("embedder",)).embedder
+    calls = len(embedder.history)
+    _, view = loaded.ask(QUESTION, "examples", lambda *event: None, threading.Event())
+    encoded = [text for call in embedder.history[calls:] for text in call]
+    assert encoded.count(QUESTION) == 1
+    assert view.passages and not {p.text for p in view.passages} & set(encoded)
+
+
 def test_a_cancelled_ask_raises_and_stores_nothing(loaded):
     cancel = threading.Event()
 
