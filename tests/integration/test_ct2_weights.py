@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from conflictdesk.training import ct2_weights
-from tests.integration.runtime_artefacts import shipped_entry
+from conflictdesk.training.artefacts import shipped_entry
 
 pytestmark = pytest.mark.integration
 
