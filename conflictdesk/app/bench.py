@@ -83,11 +83,12 @@ class BenchResult:
 
 
 def desk_ask(desk: Desk) -> Any:
-    """The ask pipeline through the Desk, as the AskTestee's `ask` callable."""
+    """The ask pipeline through the Desk, as the AskTestee's `ask` callable; the bench keeps
+    its own records, so no history run is saved."""
 
     def ask(query: str, passages: Sequence[Any]) -> tuple[Any, Any]:
         request = AskRequest(query, documents=tuple(passages), check_parametric=False)
-        outcome = desk.ask(request)
+        outcome = desk.ask(request, save_run=False)
         return outcome.analysis, outcome.answer
 
     return ask

@@ -12,9 +12,9 @@ from conflictdesk.cli import common
 from conflictdesk.errors import UsageError
 
 EXAMPLES = """examples:
-  conflictdesk bench validate examples/ragability/corpus.tsv
-  conflictdesk bench run examples/ragability/corpus.tsv --testee ask
-  conflictdesk bench run examples/ragability/corpus.tsv --testee ask --testee gguf:model.gguf \\
+  conflictdesk bench validate examples/ragability.tsv
+  conflictdesk bench run examples/ragability.tsv --testee ask
+  conflictdesk bench run examples/ragability.tsv --testee ask --testee gguf:model.gguf \\
       --checker gguf:checker.gguf --tags task:query,hint --limit 100
   conflictdesk bench checker-accuracy examples/ragability/checker_sample.jsonl
   conflictdesk bench import my_conflicts.jsonl -o my_corpus.tsv
