@@ -17,7 +17,7 @@ from conflictdesk.bench.cases import generate_cases
 from conflictdesk.bench.checkers import Checker, GgufChecker, OfflineChecker
 from conflictdesk.bench.corpus import corpus_digest, read_corpus, write_corpus
 from conflictdesk.bench.importer import Skipped, import_record
-from conflictdesk.bench.metrics import mcnemar_all, score_table
+from conflictdesk.bench.metrics import mcnemar_all
 from conflictdesk.bench.report import Checked, ReportData, html_report, markdown_report, tsv_export
 from conflictdesk.bench.runner import OnStep, run_bench
 from conflictdesk.bench.testees import Testee, openai_testee, parse_testee_spec
@@ -71,7 +71,7 @@ class BenchResult:
             "scores": [
                 {"metric": s.metric, "testee": s.testee, "accuracy": s.accuracy, "n": s.n,
                  "ci95": list(s.interval)}
-                for s in score_table(self.data.outcomes)
+                for s in self.data.scores()
             ],
             "mcnemar": [
                 {"first": m.first, "second": m.second, "n10": m.n10, "n01": m.n01,
