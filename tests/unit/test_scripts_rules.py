@@ -48,8 +48,10 @@ def sys_path_edits(tree: ast.AST) -> list[str]:
         if (isinstance(node, ast.Attribute) and node.attr == "path"
                 and isinstance(node.value, ast.Name) and node.value.id == "sys"):  # fmt: skip
             found.append(f"sys.path at line {node.lineno}")
-        elif isinstance(node, ast.ImportFrom) and node.module == "sys" and any(
-            alias.name == "path" for alias in node.names
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "sys"
+            and any(alias.name == "path" for alias in node.names)
         ):
             found.append(f"from sys import path at line {node.lineno}")
     return found
