@@ -1,4 +1,4 @@
-"""The conflictdesk terminal app: five screens (modes) over one injected Desk."""
+"""The conflictdesk terminal app: six screens (modes) over one injected Desk."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from textual.screen import Screen
 
 from conflictdesk.tui.desk import Desk
 from conflictdesk.tui.screens.ask import AskScreen
+from conflictdesk.tui.screens.bench import BenchScreen
 from conflictdesk.tui.screens.collections import CollectionsScreen
 from conflictdesk.tui.screens.history import HistoryScreen
 from conflictdesk.tui.screens.models import ModelsScreen
@@ -26,7 +27,10 @@ SCREEN_CLASSES: dict[str, type[Screen]] = {
     "score": ScoreScreen,
     "history": HistoryScreen,
     "models": ModelsScreen,
+    "bench": BenchScreen,
 }
+# Screens reached by a key and the command palette but not (yet) shown in the nav bar.
+EXTRA_SCREENS: tuple[tuple[str, str, str], ...] = (("f6", "bench", "Bench"),)
 THEMES = ("textual-dark", "textual-light")
 
 
@@ -39,14 +43,17 @@ class ConflictDeskApp(App[None]):
     TITLE = "conflictdesk"
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
     BINDINGS: ClassVar[list[BindingType]] = [
-        *(Binding(key, f"switch_mode('{mode}')", label, show=False, priority=True)
-          for key, mode, label in SCREENS),
+        *(
+            Binding(key, f"switch_mode('{mode}')", label, show=False, priority=True)
+            for key, mode, label in (*SCREENS, *EXTRA_SCREENS)
+        ),
         Binding("ctrl+t", "toggle_theme", "Theme", show=False, priority=True),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
-    def __init__(self, engine: Desk, *, start: str | None = None,
-                 cursor_blink: bool = True) -> None:
+    def __init__(
+        self, engine: Desk, *, start: str | None = None, cursor_blink: bool = True
+    ) -> None:
         super().__init__()
         self.desk = engine
         self.start = start
@@ -83,11 +90,17 @@ class ConflictDeskApp(App[None]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        for key, mode, label in SCREENS:
-            yield SystemCommand(f"Go to {label}", f"Open the {label} screen ({key.upper()})",
-                                partial(self.switch_mode, mode))
-        yield SystemCommand("Import files", "Import files or a folder into a collection",
-                            self.action_import_files)
-        yield SystemCommand("Light / dark theme", "Toggle between the light and dark themes",
-                            self.action_toggle_theme)
-
+        for key, mode, label in (*SCREENS, *EXTRA_SCREENS):
+            yield SystemCommand(
+                f"Go to {label}",
+                f"Open the {label} screen ({key.upper()})",
+                partial(self.switch_mode, mode),
+            )
+        yield SystemCommand(
+            "Import files", "Import files or a folder into a collection", self.action_import_files
+        )
+        yield SystemCommand(
+            "Light / dark theme",
+            "Toggle between the light and dark themes",
+            self.action_toggle_theme,
+        )

@@ -17,6 +17,8 @@ View models (keys the screens read; other keys are ignored):
   "confidences": [float, ...], "conflict": bool}], "cs_c", "cs_r" (None when undefined),
   "method", and after a regeneration "question", "regenerated_from", "before"}
 - run: {"id", "kind", "created", "summary", "result"}.
+- bench runs and their metric tables are typed: `conflictdesk.app.bench.BenchStatus` and
+  `Score` (metric, testee, accuracy, interval, n).
 - collections, documents, history rows and the models report are typed: `conflictdesk.app.RunSummary` and
   `conflictdesk.app.ModelsReport` (rows `ModelRow`, `StageRow`), `CollectionInfo`,
   `DocumentInfo`; the screens read their fields.
@@ -36,6 +38,7 @@ from conflictdesk.app import (
     ModelsReport,
     RunSummary,
 )
+from conflictdesk.app.bench import BenchStatus, Score
 from conflictdesk.stages import ASK_STAGES
 
 Json = dict[str, Any]
@@ -52,7 +55,10 @@ class Desk(Protocol):
     def collections(self) -> list[CollectionInfo]: ...
 
     def ingest(
-        self, paths: Sequence[str], collection: str, on_progress: ProgressFn,
+        self,
+        paths: Sequence[str],
+        collection: str,
+        on_progress: ProgressFn,
         cancel: threading.Event,
     ) -> Json:
         """Import files or folders; returns {"added", "skipped", "failed", "cancelled"}."""
@@ -84,3 +90,11 @@ class Desk(Protocol):
     def run(self, run_id: int) -> Json: ...
 
     def models(self, verify: bool = False) -> ModelsReport: ...
+
+    def bench_runs(self) -> list[BenchStatus]:
+        """Stored bench runs, newest first, each with its progress read fresh."""
+        ...
+
+    def bench_scores(self, run_id: int) -> list[Score]:
+        """A bench run's metric table, from the store alone."""
+        ...

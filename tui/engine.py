@@ -25,6 +25,7 @@ from conflictdesk.app import (
     count_files,
     load_settings,
 )
+from conflictdesk.app.bench import BenchStatus, Score, bench_scores, bench_statuses
 from conflictdesk.stages import ANSWER, EMBED, RETRIEVE
 from conflictdesk.tui.desk import EventFn, Json, ProgressFn
 from conflictdesk.tui.views import ask_view, passage_json, run_view, score_view, stage_partial
@@ -132,6 +133,14 @@ class DeskEngine:
         report = self.desk.models_report(verify=verify)
         self._llm = report.llm_ready
         return report
+
+    # -- bench -------------------------------------------------------------------------------
+
+    def bench_runs(self) -> list[BenchStatus]:
+        return bench_statuses(self.desk)
+
+    def bench_scores(self, run_id: int) -> list[Score]:
+        return bench_scores(self.desk, run_id)
 
 
 def _documents(documents: Sequence[Json]) -> list[Document]:

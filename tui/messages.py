@@ -75,6 +75,16 @@ class ModelsLoaded(Message):
         self.verified = verified
 
 
+class BenchRunsRead(Message):
+    """The bench runs and, for the selected run, its metric table were read from the store."""
+
+    def __init__(self, runs: list[Any], scores: list[Any], selected: int | None) -> None:
+        super().__init__()
+        self.runs = runs
+        self.scores = scores
+        self.selected = selected
+
+
 class WorkCancelled(Message):
     """A cancellable job stopped at the user's request."""
 

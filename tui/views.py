@@ -11,6 +11,7 @@ from conflictdesk.stages import SHOWN_AS
 
 Json = dict[str, Any]
 
+
 def _json(value: Any) -> Any:
     if hasattr(value, "to_json"):
         return value.to_json()
@@ -40,9 +41,12 @@ def stage_partial(stage: str, value: Any) -> tuple[str, Json] | None:
 def ask_view(run_input: Json, output: Json) -> Json:
     """An ask run as the Ask screen's view model. Passages of inline documents lose their
     document id: it is an index into the request's list, not a stored document."""
-    view = {**output.get("analysis", {}), "answer": output.get("answer"),
-            "query": run_input.get("query", output.get("analysis", {}).get("query", "")),
-            "collection": run_input.get("collection")}
+    view = {
+        **output.get("analysis", {}),
+        "answer": output.get("answer"),
+        "query": run_input.get("query", output.get("analysis", {}).get("query", "")),
+        "collection": run_input.get("collection"),
+    }
     if "documents" in run_input:
         view["passages"] = [{**p, "document_id": None} for p in view.get("passages") or []]
     return view
@@ -56,8 +60,11 @@ def _documents(raw: Any) -> list[Json]:
 
 
 def score_view(run_input: Json, output: Json) -> Json:
-    return {**output, "response": run_input.get("response", ""),
-            "documents": _documents(run_input.get("documents"))}
+    return {
+        **output,
+        "response": run_input.get("response", ""),
+        "documents": _documents(run_input.get("documents")),
+    }
 
 
 def regenerate_view(run_input: Json, output: Json) -> Json:
@@ -65,13 +72,19 @@ def regenerate_view(run_input: Json, output: Json) -> Json:
     before = output.get("before") or {}
     after = output.get("after")
     shown = after if output.get("regenerated") and after else before
-    view = {**shown, "method": output.get("method"), "question": run_input.get("question"),
-            "documents": _documents(run_input.get("documents")),
-            "selected_claim": output.get("selected_claim"),
-            "before": {"cs_c": before.get("cs_c"), "cs_r": before.get("cs_r")}}
+    view = {
+        **shown,
+        "method": output.get("method"),
+        "question": run_input.get("question"),
+        "documents": _documents(run_input.get("documents")),
+        "selected_claim": output.get("selected_claim"),
+        "before": {"cs_c": before.get("cs_c"), "cs_r": before.get("cs_r")},
+    }
     if output.get("regenerated"):
-        view.update(response=output.get("revised_response") or "",
-                    regenerated_from=run_input.get("response", ""))
+        view.update(
+            response=output.get("revised_response") or "",
+            regenerated_from=run_input.get("response", ""),
+        )
     else:
         view.update(response=run_input.get("response", ""), regenerated=False)
     return view

@@ -188,3 +188,19 @@ def test_truthfulqa_needs_a_gguf(tmp_path):
     desk = Desk(settings, load_backends=lambda roles: fake_backends())
     with desk, pytest.raises(CapabilityError, match="GGUF"):
         evaluations.truthfulqa_suite(desk, _truthful_csv(tmp_path / "t.csv"), None)
+
+
+def test_the_tui_engine_reads_runs_and_scores_through_the_app_layer(tmp_path, cases_file):
+    from conflictdesk.tui.engine import DeskEngine
+
+    settings = load_settings(path=tmp_path / "n.toml", env={}, db_path=tmp_path / "d.db")
+    engine = DeskEngine.open(settings, load_backends=lambda roles: fake_backends())
+    suite = evaluations.conflicts_suite(engine.desk, cases_file, ["ask"], None, limit=2)
+    evaluations.run_suite(engine.desk, suite, tmp_path / "rep")
+    [status] = engine.bench_runs()
+    assert (status.suite, status.total, status.responses, status.checks) == ("conflicts", 2, 2, 2)
+    assert status.finished and status.fraction == 1.0 and status.checker == "rule-check"
+    scores = engine.bench_scores(status.id)
+    assert [s.metric for s in scores] == ["expected_behaviour", "answer_recall", "type_accuracy"]
+    assert [s.n for s in scores] == [2, 2, 2]
+    engine.close()

@@ -32,8 +32,12 @@ from conflictdesk.tui.widgets.evidence_table import EvidenceTable
 from conflictdesk.tui.widgets.nav_bar import NavBar
 from conflictdesk.tui.widgets.stage_progress import StageProgress
 
-TABS = (("answer", "1 Answer"), ("evidence", "2 Evidence"), ("clusters", "3 Clusters"),
-        ("conflict", "4 Conflict"))
+TABS = (
+    ("answer", "1 Answer"),
+    ("evidence", "2 Evidence"),
+    ("clusters", "3 Clusters"),
+    ("conflict", "4 Conflict"),
+)
 
 
 class AskScreen(Screen[None]):
@@ -81,7 +85,9 @@ class AskScreen(Screen[None]):
         try:
             names = [c.name for c in self.desk.collections()]
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.notify(safe_line(f"Could not list collections: {exc}"), severity="error", markup=False)
+            self.notify(
+                safe_line(f"Could not list collections: {exc}"), severity="error", markup=False
+            )
             return
         current = select.value
         select.set_options([(safe_line(name), name) for name in names])
@@ -185,8 +191,10 @@ class AskScreen(Screen[None]):
         error.display = bool(text)
 
     def on_passage_chosen(self, message: PassageChosen) -> None:
-        passage = next((p for p in self.result.get("passages") or []
-                        if int(p["id"]) == message.passage_id), None)
+        passage = next(
+            (p for p in self.result.get("passages") or [] if int(p["id"]) == message.passage_id),
+            None,
+        )
         if passage is None:
             self.notify(f"Passage #{message.passage_id} is not in this result.", severity="error")
             return

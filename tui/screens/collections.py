@@ -57,13 +57,16 @@ class CollectionsScreen(Screen[None]):
         try:
             rows = self.desk.collections()
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.notify(safe_line(f"Could not list collections: {exc}"), severity="error", markup=False)
+            self.notify(
+                safe_line(f"Could not list collections: {exc}"), severity="error", markup=False
+            )
             return
         for row in rows:
             table.add_row(safe_line(row.name), row.documents, row.passages, key=row.name)
         if not rows:
             self.query_one("#documents-title", Label).update(
-                "[b]Documents[/b]  no collections yet: press [b]i[/b] to import files")
+                "[b]Documents[/b]  no collections yet: press [b]i[/b] to import files"
+            )
             return
         names = [r.name for r in rows]
         index = names.index(self.collection) if self.collection in names else 0
@@ -88,15 +91,22 @@ class CollectionsScreen(Screen[None]):
         try:
             documents = self.desk.documents(name)
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.notify(safe_line(f"Could not list documents of {name}: {exc}"), severity="error",
-                        markup=False)
+            self.notify(
+                safe_line(f"Could not list documents of {name}: {exc}"),
+                severity="error",
+                markup=False,
+            )
             return
         self.document_rows = {str(d.id): d for d in documents}
         for doc in documents:
-            table.add_row(safe_line(doc.label), safe_line(doc.date or ""), doc.passages,
-                          key=str(doc.id))
+            table.add_row(
+                safe_line(doc.label), safe_line(doc.date or ""), doc.passages, key=str(doc.id)
+            )
         self.query_one("#documents-title", Label).update(
-            Content.from_markup("[b]Documents[/b] in $name ($n)", name=safe_line(name), n=len(documents)))
+            Content.from_markup(
+                "[b]Documents[/b] in $name ($n)", name=safe_line(name), n=len(documents)
+            )
+        )
         if documents:
             self.show_document(str(documents[0].id))
         else:
@@ -108,10 +118,14 @@ class CollectionsScreen(Screen[None]):
         try:
             passages = self.desk.passages(int(key))
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.notify(safe_line(f"Could not read passages: {exc}"), severity="error", markup=False)
+            self.notify(
+                safe_line(f"Could not read passages: {exc}"), severity="error", markup=False
+            )
             return
         self.passage_rows = {str(p["id"]): p for p in passages}
-        options.add_options([Option(Content(safe(p.get("text", ""))), id=str(p["id"])) for p in passages])
+        options.add_options(
+            [Option(Content(safe(p.get("text", ""))), id=str(p["id"])) for p in passages]
+        )
         if passages:
             options.highlighted = 0
         self.query_one("#passages-title", Label).update(f"[b]Passages[/b] ({len(passages)})")

@@ -35,8 +35,10 @@ class DocumentScreen(ModalScreen[None]):
     def _heading(self) -> Content:
         p = self.passage
         return Content.from_markup(
-            "[b]$title[/b]  [dim]$meta[/]", title=safe_line(p.get("title") or "Untitled document"),
-            meta=safe_line(" · ".join(str(x) for x in (p.get("date"), p.get("source")) if x)))
+            "[b]$title[/b]  [dim]$meta[/]",
+            title=safe_line(p.get("title") or "Untitled document"),
+            meta=safe_line(" · ".join(str(x) for x in (p.get("date"), p.get("source")) if x)),
+        )
 
     async def on_mount(self) -> None:
         body = self.query_one("#document-body", VerticalScroll)
@@ -61,7 +63,8 @@ class DocumentScreen(ModalScreen[None]):
         try:
             rows = self.desk.passages(int(document_id))
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.notify(safe_line(f"Could not read the document: {exc}"), severity="error",
-                        markup=False)
+            self.notify(
+                safe_line(f"Could not read the document: {exc}"), severity="error", markup=False
+            )
             return [self.passage]
         return rows or [self.passage]

@@ -45,9 +45,13 @@ class ImportDialog(ModalScreen[dict[str, Any] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="import-dialog"):
-            yield Label("[b]Import files or a folder[/b]  (.txt .md .pdf .jsonl; ; separates paths)")
+            yield Label(
+                "[b]Import files or a folder[/b]  (.txt .md .pdf .jsonl; ; separates paths)"
+            )
             yield Input(placeholder="path/to/folder or file", id="import-path")
-            yield Input(value=self.collection, placeholder="collection name", id="import-collection")
+            yield Input(
+                value=self.collection, placeholder="collection name", id="import-collection"
+            )
             with Horizontal(id="import-buttons"):
                 yield Button("Import", id="import-start", variant="primary")
                 yield Button("Close", id="import-close")
@@ -66,8 +70,11 @@ class ImportDialog(ModalScreen[dict[str, Any] | None]):
         status = self.query_one("#import-status", Static)
         missing = [str(p) for p in paths if not p.exists()]
         if not paths or not collection or missing:
-            problem = (f"not found: {', '.join(missing)}" if missing
-                       else "give a path and a collection name")
+            problem = (
+                f"not found: {', '.join(missing)}"
+                if missing
+                else "give a path and a collection name"
+            )
             status.update(Text(safe_line(problem), style="bold red"))
             return
         self.summary, self.failures = None, []
@@ -93,7 +100,8 @@ class ImportDialog(ModalScreen[dict[str, Any] | None]):
 
     def on_file_ingested(self, message: FileIngested) -> None:
         self.query_one("#import-progress", ProgressBar).update(
-            total=message.total, progress=message.done)
+            total=message.total, progress=message.done
+        )
         log = self.query_one("#import-log", RichLog)
         if message.error:
             self.failures.append((message.path, message.error))
@@ -105,9 +113,13 @@ class ImportDialog(ModalScreen[dict[str, Any] | None]):
         self.summary = message.summary
         s = message.summary
         verb = "Cancelled; kept" if s.get("cancelled") else "Done:"
-        self.query_one("#import-status", Static).update(Text(
-            f"{verb} {s.get('added', 0)} added, {s.get('skipped', 0)} already present, "
-            f"{s.get('failed', len(self.failures))} failed", style="bold"))
+        self.query_one("#import-status", Static).update(
+            Text(
+                f"{verb} {s.get('added', 0)} added, {s.get('skipped', 0)} already present, "
+                f"{s.get('failed', len(self.failures))} failed",
+                style="bold",
+            )
+        )
 
     def on_work_failed(self, message: WorkFailed) -> None:
         self.summary = {"error": message.text}

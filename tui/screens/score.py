@@ -59,14 +59,19 @@ def regeneration_note(result: dict[str, Any]) -> Content:
     """What a regeneration changed: the revised response and CS-C / CS-R before it."""
     if result.get("regenerated") is False:
         return Content.from_markup(
-            "[b]Not regenerated:[/b] no claim had both supporting and contradicting documents.")
+            "[b]Not regenerated:[/b] no claim had both supporting and contradicting documents."
+        )
     if not result.get("regenerated_from"):
         return Content("")
     before = result.get("before") or {}
     return Content.from_markup(
         "[b]Regenerated[/b] (CS-C before $c, CS-R before $r)\n[b]Revised:[/b] $text\n"
-        "[dim]Original: $original[/]", c=str(before.get("cs_c")), r=str(before.get("cs_r")),
-        text=safe(result.get("response", "")), original=safe(result.get("regenerated_from", "")))
+        "[dim]Original: $original[/]",
+        c=str(before.get("cs_c")),
+        r=str(before.get("cs_r")),
+        text=safe(result.get("response", "")),
+        original=safe(result.get("regenerated_from", "")),
+    )
 
 
 class ScoreScreen(Screen[None]):
@@ -88,16 +93,21 @@ class ScoreScreen(Screen[None]):
         yield NavBar("score")
         with TabbedContent(id="score-tabs"):
             with TabPane("1 Input", id="score-input"):
-                yield Input(placeholder="Question the response answers (needed to regenerate)",
-                            id="score-question")
+                yield Input(
+                    placeholder="Question the response answers (needed to regenerate)",
+                    id="score-question",
+                )
                 yield Label("[b]Response[/b]")
                 yield TextArea(id="response", soft_wrap=True, show_line_numbers=False)
-                yield Label("[b]Documents[/b] [dim]separated by a line --- ; '# Title' first "
-                            "line names one[/]")
+                yield Label(
+                    "[b]Documents[/b] [dim]separated by a line --- ; '# Title' first "
+                    "line names one[/]"
+                )
                 yield TextArea(id="documents", soft_wrap=True, show_line_numbers=False)
                 with Horizontal(id="load-bar"):
-                    yield Input(placeholder="or load a JSON file {response, documents}",
-                                id="load-path")
+                    yield Input(
+                        placeholder="or load a JSON file {response, documents}", id="load-path"
+                    )
                     yield Button("Load", id="load-button")
             with TabPane("2 Result", id="score-result"):
                 yield Static("", id="score-status")
@@ -126,8 +136,11 @@ class ScoreScreen(Screen[None]):
             if not isinstance(response, str) or not isinstance(documents, list):
                 raise TypeError("`response` must be a string and `documents` a list")
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            self.notify(safe_line(f"Could not load {path_input.value}: {exc}"), severity="error",
-                        markup=False)
+            self.notify(
+                safe_line(f"Could not load {path_input.value}: {exc}"),
+                severity="error",
+                markup=False,
+            )
             return
         self.query_one("#score-question", Input).value = str(question)
         self.query_one("#response", TextArea).text = response
@@ -145,19 +158,20 @@ class ScoreScreen(Screen[None]):
 
     def action_regenerate(self) -> None:
         if not self.result or not self.desk.can_regenerate():
-            self.notify("Regenerating needs a scored response and a GGUF model.",
-                        severity="warning")
+            self.notify(
+                "Regenerating needs a scored response and a GGUF model.", severity="warning"
+            )
             return
         question = self.query_one("#score-question", Input).value.strip()
         if not question:
             self.query_one("#score-tabs", TabbedContent).active = "score-input"
             self.query_one("#score-question", Input).focus()
-            self.notify("Regenerating needs the question the response answers.",
-                        severity="warning")
+            self.notify("Regenerating needs the question the response answers.", severity="warning")
             return
         self._start("Regenerating with the local LLM…")
-        self.regenerate_worker(question, self.result["response"],
-                               self.result.get("documents") or [], self.cancel_event)
+        self.regenerate_worker(
+            question, self.result["response"], self.result.get("documents") or [], self.cancel_event
+        )
 
     def _start(self, status: str) -> None:
         if self.cancel_event is not None:
@@ -173,10 +187,15 @@ class ScoreScreen(Screen[None]):
         self._run(lambda: self.desk.score(response, documents, cancel), "score", False, cancel)
 
     @work(thread=True, exclusive=True, group="score")
-    def regenerate_worker(self, question: str, response: str, documents: list[dict],
-                          cancel: threading.Event) -> None:
-        self._run(lambda: self.desk.regenerate(question, response, documents, cancel),
-                  "regenerate", True, cancel)
+    def regenerate_worker(
+        self, question: str, response: str, documents: list[dict], cancel: threading.Event
+    ) -> None:
+        self._run(
+            lambda: self.desk.regenerate(question, response, documents, cancel),
+            "regenerate",
+            True,
+            cancel,
+        )
 
     def _run(self, call, task: str, regenerated: bool, job: threading.Event) -> None:
         try:
@@ -208,10 +227,12 @@ class ScoreScreen(Screen[None]):
             self.query_one("#score-question", Input).value = result["question"]
         self.query_one("#response", TextArea).text = result.get("response", "")
         self.query_one("#documents", TextArea).text = format_documents(
-            result.get("documents") or [])
+            result.get("documents") or []
+        )
         note = f"run {run_id}" if run_id is not None else "not stored"
-        self.query_one("#score-status", Static).update(Content.from_markup(
-            "[b]Scored[/b] [dim]($note)[/]", note=note))
+        self.query_one("#score-status", Static).update(
+            Content.from_markup("[b]Scored[/b] [dim]($note)[/]", note=note)
+        )
         self.query_one(ClaimGrid).show(result)
         self.query_one("#regenerated", Static).update(regeneration_note(result))
         self.show_tab("score-result")
@@ -236,8 +257,7 @@ class ScoreScreen(Screen[None]):
             return
         self.running = False
         self.refresh_bindings()
-        self.query_one("#score-status", Static).update(
-            Content.styled(message.text, "bold $error"))
+        self.query_one("#score-status", Static).update(Content.styled(message.text, "bold $error"))
         self.notify(message.text, severity="error", timeout=8, markup=False)
 
     def on_unmount(self) -> None:

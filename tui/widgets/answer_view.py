@@ -70,9 +70,18 @@ class AnswerView(Vertical):
         passages = passage_index(result)
         for pid, number in numbers.items():
             passage = passages.get(pid, {})
-            options.add_option(Option(Content.from_markup(
-                "[b]$n[/b] #$pid [i]$title[/i] — $text", n=f"[{number}]", pid=pid,
-                title=passage_label(passage, pid), text=safe(passage.get("text", ""))), id=f"p{pid}"))
+            options.add_option(
+                Option(
+                    Content.from_markup(
+                        "[b]$n[/b] #$pid [i]$title[/i] — $text",
+                        n=f"[{number}]",
+                        pid=pid,
+                        title=passage_label(passage, pid),
+                        text=safe(passage.get("text", "")),
+                    ),
+                    id=f"p{pid}",
+                )
+            )
         if numbers:
             options.highlighted = 0
 

@@ -31,8 +31,10 @@ def is_conflicted(claim: dict[str, Any]) -> bool:
 def ordered_claims(result: dict[str, Any]) -> list[dict[str, Any]]:
     """Conflicted claims first, then contradicted ones, each group in response order."""
     claims = result.get("claims") or []
-    return sorted(claims, key=lambda c: (not is_conflicted(c),
-                                         "CONTRADICTS" not in (c.get("relations") or [])))
+    return sorted(
+        claims,
+        key=lambda c: (not is_conflicted(c), "CONTRADICTS" not in (c.get("relations") or [])),
+    )
 
 
 def _metric(value: float | None) -> str:
@@ -56,8 +58,11 @@ class ClaimGrid(Vertical):
         summary = Content.from_markup(
             "[b]CS-C[/b] $csc  [b]CS-R[/b] $csr  [dim]$k of $n claims conflicted · "
             "[on #2e7d32] S [/] supports [on #c62828] C [/] contradicts · irrelevant[/]",
-            csc=_metric(result.get("cs_c")), csr=_metric(result.get("cs_r")),
-            k=conflicted, n=len(self._claims))
+            csc=_metric(result.get("cs_c")),
+            csr=_metric(result.get("cs_r")),
+            k=conflicted,
+            n=len(self._claims),
+        )
         if result.get("method"):
             summary += Content.styled(f"\n{safe(result['method'])}", "dim")
         self.query_one("#cs-summary", Static).update(summary)
@@ -68,8 +73,10 @@ class ClaimGrid(Vertical):
             table.add_column(f"D{n}", key=f"d{n}", width=3)
         table.add_column("Claim", key="claim")
         for row, claim in enumerate(self._claims):
-            cells = [Text(f" {CELLS.get(r, ('?', ''))[0]} ", style=CELLS.get(r, ('?', ''))[1])
-                     for r in claim.get("relations") or []]
+            cells = [
+                Text(f" {CELLS.get(r, ('?', ''))[0]} ", style=CELLS.get(r, ("?", ""))[1])
+                for r in claim.get("relations") or []
+            ]
             flag = Text("!", style="bold red") if is_conflicted(claim) else Text(" ")
             table.add_row(flag, *cells, Text(safe_line(claim.get("text", ""))), key=str(row))
         self._describe(0)
@@ -82,8 +89,9 @@ class ClaimGrid(Vertical):
         claims = getattr(self, "_claims", [])
         detail = self.query_one("#claim-detail", Static)
         if not claims:
-            detail.update("No claims were extracted from the response, so CS-C and CS-R are "
-                          "undefined.")
+            detail.update(
+                "No claims were extracted from the response, so CS-C and CS-R are undefined."
+            )
             return
         if not 0 <= index < len(claims):
             detail.update("")
@@ -95,6 +103,13 @@ class ClaimGrid(Vertical):
         for n, relation in enumerate(claim.get("relations") or []):
             title = documents[n].get("title") if n < len(documents) else None
             conf = f" {float(confidences[n]):.2f}" if n < len(confidences) else ""
-            lines.append(Content.from_markup("  D$n $title: $rel$conf", n=n + 1,
-                                             title=safe_line(title or "untitled"), rel=safe_line(relation), conf=conf))
+            lines.append(
+                Content.from_markup(
+                    "  D$n $title: $rel$conf",
+                    n=n + 1,
+                    title=safe_line(title or "untitled"),
+                    rel=safe_line(relation),
+                    conf=conf,
+                )
+            )
         detail.update(Content("\n").join(lines))

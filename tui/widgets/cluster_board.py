@@ -31,18 +31,26 @@ class ClusterBoard(HorizontalScroll):
             await self.mount_all(cards)
 
     @staticmethod
-    def _card(cluster: dict[str, Any], passages: dict[int, Any], tags: dict[int, Any]) -> OptionList:
+    def _card(
+        cluster: dict[str, Any], passages: dict[int, Any], tags: dict[int, Any]
+    ) -> OptionList:
         options = []
         for pid in cluster.get("members") or []:
             passage = passages.get(int(pid), {})
             tag = tags.get(int(pid), {}).get("tag", "?")
             prompt = Content.from_markup(
-                "#$pid [i]$title[/i] ($tag)\n$text", pid=pid, title=passage_label(passage, int(pid)),
-                tag=safe_line(tag), text=safe(passage.get("text", "")))
+                "#$pid [i]$title[/i] ($tag)\n$text",
+                pid=pid,
+                title=passage_label(passage, int(pid)),
+                tag=safe_line(tag),
+                text=safe(passage.get("text", "")),
+            )
             options.append(Option(prompt, id=f"p{pid}"))
         card = OptionList(*options, classes=f"cluster-card -{cluster.get('dominant_tag')}")
-        card.border_title = safe_line(f"Cluster {cluster.get('id')} · {cluster.get('dominant_tag')} "
-                                       f"{float(cluster.get('confidence', 0.0)):.2f}")
+        card.border_title = safe_line(
+            f"Cluster {cluster.get('id')} · {cluster.get('dominant_tag')} "
+            f"{float(cluster.get('confidence', 0.0)):.2f}"
+        )
         return card
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

@@ -41,9 +41,11 @@ class ConflictBadge(Static):
         self.set_class(not disputed, "-consistent")
         badge = " DISPUTED " if disputed else " CONSISTENT "
         style = "bold $text on $error" if disputed else "bold $text on $success"
-        parts = [Content.styled(badge, style),
-                 Content(f" κ {float(score.get('kappa', 0.0)):.2f}"),
-                 Content(f" · stance {safe_line(score.get('stance', '?'))}")]
+        parts = [
+            Content.styled(badge, style),
+            Content(f" κ {float(score.get('kappa', 0.0)):.2f}"),
+            Content(f" · stance {safe_line(score.get('stance', '?'))}"),
+        ]
         verdict = result.get("verdict")
         if verdict:
             label = TYPE_LABELS.get(verdict.get("type", ""), verdict.get("type", "?"))

@@ -14,8 +14,11 @@ from textual.widgets.option_list import Option
 from conflictdesk.terminal import safe, safe_line
 from conflictdesk.tui.messages import PassageChosen
 
-COLUMNS = (("support", "Support", "$success"), ("refute", "Refute", "$error"),
-           ("irrelevant", "Irrelevant", "$text-muted"))
+COLUMNS = (
+    ("support", "Support", "$success"),
+    ("refute", "Refute", "$error"),
+    ("irrelevant", "Irrelevant", "$text-muted"),
+)
 
 
 def passage_index(result: dict[str, Any]) -> dict[int, dict[str, Any]]:
@@ -26,7 +29,8 @@ def passage_label(passage: dict[str, Any], passage_id: int) -> str:
     """The passage's title, else its file name, else `passage N` (terminal-safe, one line)."""
     source = passage.get("source")
     return safe_line(
-        passage.get("title") or (Path(source).name if source else f"passage {passage_id}"))
+        passage.get("title") or (Path(source).name if source else f"passage {passage_id}")
+    )
 
 
 class EvidenceTable(Horizontal):
@@ -42,10 +46,13 @@ class EvidenceTable(Horizontal):
         tags = (result.get("tagging") or {}).get("tags") or []
         passages = passage_index(result)
         for tag, title, colour in COLUMNS:
-            rows = sorted((t for t in tags if t.get("tag") == tag),
-                          key=lambda t: -float(t.get("confidence", 0.0)))
+            rows = sorted(
+                (t for t in tags if t.get("tag") == tag),
+                key=lambda t: -float(t.get("confidence", 0.0)),
+            )
             self.query_one(f"#{tag}-title", Label).update(
-                Content.from_markup(f"[{colour} bold]$title[/] ($n)", title=title, n=len(rows)))
+                Content.from_markup(f"[{colour} bold]$title[/] ($n)", title=title, n=len(rows))
+            )
             options = self.query_one(f"#{tag}-list", OptionList)
             options.clear_options()
             options.add_options([self._option(t, passages) for t in rows])
@@ -58,7 +65,11 @@ class EvidenceTable(Horizontal):
         text = safe(tag.get("key_sentence") or passage.get("text", ""))
         prompt = Content.from_markup(
             "[b]$conf[/b] #$pid [i]$title[/i]\n$text",
-            conf=f"{float(tag.get('confidence', 0.0)):.2f}", pid=pid, title=title, text=text)
+            conf=f"{float(tag.get('confidence', 0.0)):.2f}",
+            pid=pid,
+            title=title,
+            text=text,
+        )
         return Option(prompt, id=f"p{pid}")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

@@ -11,8 +11,13 @@ from conflictdesk.terminal import safe_line
 from conflictdesk.tui.desk import ASK_STAGES
 
 LABELS = {"kappa": "κ"}
-MARKS = {"done": ("✓", "$success"), "running": ("…", "$warning"), "waiting": ("·", "dim"),
-         "failed": ("✗", "$error"), "cancelled": ("⊘", "$warning")}
+MARKS = {
+    "done": ("✓", "$success"),
+    "running": ("…", "$warning"),
+    "waiting": ("·", "dim"),
+    "failed": ("✗", "$error"),
+    "cancelled": ("⊘", "$warning"),
+}
 
 
 class StageProgress(Horizontal):
@@ -24,7 +29,9 @@ class StageProgress(Horizontal):
         self.status = "ready"
 
     def compose(self) -> ComposeResult:
-        yield ProgressBar(total=len(ASK_STAGES), show_eta=False, show_percentage=False, id="stage-bar")
+        yield ProgressBar(
+            total=len(ASK_STAGES), show_eta=False, show_percentage=False, id="stage-bar"
+        )
         yield Static(self._marks(), id="stage-marks")
 
     def reset(self, status: str = "ready") -> None:
