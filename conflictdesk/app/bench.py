@@ -205,7 +205,8 @@ def bench_report(desk: Desk, run_id: int, checker: str | None, out: Path | None)
     data = ReportData(title, name, outcomes, mcnemar_all(outcomes, metrics[0]),
                       "see the run's own report", metrics, breakdown, metrics[0])  # fmt: skip
     files = write_reports(out or Path("bench-reports") / f"run-{run.id}", data, None)
-    return BenchResult(run.id, 0, 0, len(outcomes), data, files)
+    checked = len({(o.testee, o.case_id) for o in outcomes})
+    return BenchResult(run.id, 0, 0, checked, data, files)
 
 
 def bench_runs(desk: Desk) -> list[BenchRun]:

@@ -163,7 +163,8 @@ def conflicts_suite(
         "Expected behaviour judged by an LLM with the paper's definitions (zero-shot)."
         if isinstance(judge, conflicts.LlmBehaviourJudge)
         else "Expected behaviour by the RULE CHECK (no LLM judge configured): the applied "
-        "resolution rule against the type's rule; only testees that state a rule are scored."
+        "resolution rule against the type's rule; only testees that state a rule are scored, "
+        "and for the ask pipeline, whose rule follows from its type, it equals type accuracy."
     )
     return Suite("conflicts", path, cases, made, judge.name,
                  lambda case, reply: conflicts.check_case(case, reply, judge),

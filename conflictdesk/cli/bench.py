@@ -191,7 +191,9 @@ def run_list(args: argparse.Namespace) -> int:
                                "created": run.created, "finished": run.finished})  # fmt: skip
         else:
             state = "finished" if run.finished else "incomplete"
-            print(f"{run.id}\t{run.created}\t{state}\t{run.corpus}\t{run.config.get('testees')}")
+            suite = run.config.get("suite", "ragability")
+            print(f"{run.id}\t{run.created}\t{state}\t{suite}\t{run.corpus}\t"
+                  f"{run.config.get('testees')}")  # fmt: skip
     return common.EXIT_OK
 
 
@@ -272,9 +274,10 @@ def _print_result(summary: dict[str, Any], args: argparse.Namespace) -> int:
     if args.json:
         common.write_json(summary)
         return common.EXIT_OK
+    accuracy = summary["checker_accuracy"]
     print(f"run {summary['run']}: {summary['responses_new']} new responses, "
-          f"{summary['responses_resumed']} resumed; checker {summary['checker']}, "
-          f"accuracy {summary['checker_accuracy']}")  # fmt: skip
+          f"{summary['responses_resumed']} resumed; checker {summary['checker']}"
+          + (f", accuracy {accuracy}" if accuracy else ""))  # fmt: skip
     for score in summary["scores"]:
         low, high = score["ci95"]
         print(f"  {score['metric']:<30} {score['testee']:<24} {score['accuracy']:.3f} "
