@@ -40,8 +40,6 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-import eval_conflictscore as ev
-
 from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.claims import (
     answer_claim,
@@ -50,6 +48,7 @@ from conflictdesk.analysis.claims import (
     passage_answer,
 )
 from conflictdesk.evaluation import cases as cs
+from conflictdesk.evaluation import conflictscore as ev
 from conflictdesk.training.claims import contains
 
 Labels = list[str]
