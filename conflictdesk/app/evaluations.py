@@ -15,12 +15,13 @@ from conflictdesk.app.bench import BenchResult, load_generator, run_key, write_r
 from conflictdesk.app.desk import ALL_ROLES, Desk
 from conflictdesk.app.scoring import ScoringOptions
 from conflictdesk.app.wire import AskRequest
+from conflictdesk.backends.base import Generator
 from conflictdesk.bench import conflicts, truthfulqa
 from conflictdesk.bench.metrics import mcnemar_all
 from conflictdesk.bench.report import ReportData, suite_tsv
 from conflictdesk.bench.runner import CheckFunction, OnStep, run_bench
 from conflictdesk.bench.testees import Reply, Testee, parse_testee_spec
-from conflictdesk.errors import UsageError
+from conflictdesk.errors import CapabilityError, UsageError
 from conflictdesk.store.bench import BenchStore
 
 TYPED_DEV = Path("typed_dev") / "cases.jsonl"
@@ -88,6 +89,12 @@ def run_suite(
                        data, files)  # fmt: skip
 
 
+def _llm(llm: Generator | None) -> Generator:
+    if llm is None:
+        raise CapabilityError("this evaluation needs a GGUF: pass --llm PATH")
+    return llm
+
+
 def data_file(desk: Desk, given: Path | None, default: Path) -> Path:
     """`given`, else `default` under the settings' data folder (CONFLICTDESK_DATA)."""
     if given is not None:
@@ -136,7 +143,7 @@ def conflicts_judge(desk: Desk, spec: str | None) -> Any:
     if spec == "rules" or (spec is None and desk.settings.llm_path is None):
         return conflicts.RuleBehaviourCheck()
     if spec is None:
-        return conflicts.LlmBehaviourJudge(desk.backends(("llm",)).llm)
+        return conflicts.LlmBehaviourJudge(_llm(desk.backends(("llm",)).llm))
     kind, _, target = spec.partition(":")
     if kind != "gguf" or not target:
         raise UsageError(f"unknown judge {spec!r}; use rules or gguf:PATH")
@@ -188,9 +195,10 @@ def truthfulqa_suite(
 
         return feedback(question, response, list(documents), backends, cache=desk.store.cache)
 
-    rag = truthfulqa.PromptTestee(backends.llm, "rag")
-    testees = [rag, truthfulqa.PromptTestee(backends.llm, "control-rag"),
-               truthfulqa.RegeneratedTestee(rag, regenerate)]  # fmt: skip
+    llm = _llm(backends.llm)
+    rag = truthfulqa.PromptTestee(llm, "rag")
+    testees: list[Testee] = [rag, truthfulqa.PromptTestee(llm, "control-rag"),
+                             truthfulqa.RegeneratedTestee(rag, regenerate)]  # fmt: skip
     if judge_spec in (None, "offline"):
         judge: Any = truthfulqa.OfflineTruthJudge(desk.backends(("nli",)).nli)
         note = ("Judged OFFLINE (no judge GGUF): NLI entailment of correct vs incorrect "
