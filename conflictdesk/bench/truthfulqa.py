@@ -21,7 +21,7 @@ from typing import Any
 from conflictdesk.backends.base import NLI, Generator
 from conflictdesk.bench.checkers import Check
 from conflictdesk.bench.testees import Reply
-from conflictdesk.errors import InputError
+from conflictdesk.errors import InputError, ModelOutputError
 
 METRICS = ("truthful", "informative")
 CONDITIONS = ("rag", "control-rag", "regenerated-rag")
@@ -155,7 +155,8 @@ StoredReply = Callable[[str, str], Reply | None]  # (testee name, case id) -> re
 class RegeneratedTestee:
     """Regenerated-RAG: the RAG answer (read from the run's records when it is there, so the
     model is not asked twice) scored by ConflictScore; its most conflicted claim and evidence
-    fed back with Table 13. An answer with no conflicted claim stays as it was."""
+    fed back with Table 13. An answer with no conflicted claim stays as it was; so does one
+    whose ConflictScore failed on the model's output, with the error in the reply's detail."""
 
     def __init__(self, rag: PromptTestee, regenerate: Regenerate) -> None:
         self.rag, self.regenerate = rag, regenerate
@@ -164,14 +165,18 @@ class RegeneratedTestee:
 
     def respond(self, case: TruthfulCase) -> Reply:
         first = self.stored(self.rag.name, case.case_id) or self.rag.respond(case)
-        result = self.regenerate(case.question, first.text, case.documents)
+        prompt = f"[Table 13 regeneration of the {self.rag.name} answer]\n{first.text}"
+        try:
+            result = self.regenerate(case.question, first.text, case.documents)
+        except ModelOutputError as exc:  # the model's own output broke ConflictScore: recorded
+            detail = {"regenerated": False, "error": f"ConflictScore failed: {exc}"}
+            return Reply(first.text, prompt, detail=detail)
         revised = result.revised_response
         detail = {"regenerated": revised is not None,
                   "selected_claim": result.selected.text if result.selected else None,
                   "cs_c_before": result.before.cs_c,
                   "cs_c_after": result.after.cs_c if result.after else None,
                   "method": result.method}  # fmt: skip
-        prompt = f"[Table 13 regeneration of the {self.rag.name} answer]\n{first.text}"
         return Reply((revised or first.text).strip(), prompt, detail=detail)
 
 

@@ -204,3 +204,19 @@ def test_the_tui_engine_reads_runs_and_scores_through_the_app_layer(tmp_path, ca
     assert [s.metric for s in scores] == ["expected_behaviour", "answer_recall", "type_accuracy"]
     assert [s.n for s in scores] == [2, 2, 2]
     engine.close()
+
+
+def test_regeneration_keeps_the_answer_and_records_a_broken_conflictscore(tmp_path):
+    from conflictdesk.errors import ModelOutputError
+
+    [case, _] = truthfulqa.read_truthfulqa(_truthful_csv(tmp_path / "t.csv"))
+    llm = FakeGenerator(default="Kesh moths sleep in caves.")
+
+    def broken(question, response, documents):
+        raise ModelOutputError("no valid JSON after a retry")
+
+    testee = truthfulqa.RegeneratedTestee(truthfulqa.PromptTestee(llm, "rag"), broken)
+    reply = testee.respond(case)
+    assert reply.text == "Kesh moths sleep in caves."
+    assert reply.detail == {"regenerated": False,
+                            "error": "ConflictScore failed: no valid JSON after a retry"}  # fmt: skip
