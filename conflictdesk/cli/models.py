@@ -108,9 +108,7 @@ def run_add(args: argparse.Namespace) -> int:
         write_json({"added": row.to_json(), "replaced": replaced, "sha256": row.sha256})
     else:
         verb = "replaced" if replaced else "added"
-        print(
-            safe_line(f"{verb} {row.name} ({args.role}): {row.path} sha256 {row.sha256[row.path]}")
-        )
+        print(safe_line(f"{verb} {row.name} ({args.role}): {row.path} sha256 {row.sha256[row.path]}"))
     return 0
 
 

@@ -49,17 +49,13 @@ def chunk_text(text: str, max_words: int = 200, overlap: int = 40) -> list[Chunk
             if cut is None or cut - start < max_words // 2:
                 # no good paragraph boundary: prefer a sentence end in the second half
                 cut = next(
-                    (
-                        j + 1
-                        for j in range(limit - 1, start + max_words // 2 - 1, -1)
-                        if sentence_end[j]
-                    ),
+                    (j + 1 for j in range(limit - 1, start + max_words // 2 - 1, -1)
+                     if sentence_end[j]),
                     limit,
                 )
             end = cut
-        chunks.append(
-            Chunk(text[words[start][0] : words[end - 1][1]], words[start][0], words[end - 1][1])
-        )
+        chunks.append(Chunk(text[words[start][0] : words[end - 1][1]], words[start][0],
+                            words[end - 1][1]))
         if end >= n:
             return chunks
         nxt = max(end - overlap, start + 1)

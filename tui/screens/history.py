@@ -77,10 +77,10 @@ class HistoryScreen(Screen[None]):
                 safe_line(f"Could not open run {run_id}: {exc}"), severity="error", markup=False
             )
             return
-        mode = OPENS_IN.get(run.get("kind", ""))
-        if mode is None:
+        mode = OPENS_IN.get(run.summary.kind)
+        if mode is None or run.view is None:
             self.notify(
-                safe_line(f"Runs of kind {run.get('kind')!r} have no screen."),
+                safe_line(f"Runs of kind {run.summary.kind!r} have no screen."),
                 severity="warning",
                 markup=False,
             )

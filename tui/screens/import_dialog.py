@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -16,6 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, ProgressBar, RichLog, Static
 
+from conflictdesk.app import IngestSummary
 from conflictdesk.terminal import safe_line
 from conflictdesk.tui.desk import Cancelled, Desk
 from conflictdesk.tui.messages import FileIngested, IngestFinished, WorkFailed
@@ -26,7 +27,7 @@ def split_paths(text: str) -> list[Path]:
     return [Path(part.strip()).expanduser() for part in text.split(";") if part.strip()]
 
 
-class ImportDialog(ModalScreen[dict[str, Any] | None]):
+class ImportDialog(ModalScreen[IngestSummary | None]):
     """Dismisses with the import summary, or None when nothing ran."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel_or_close", "Cancel / close")]
@@ -36,7 +37,7 @@ class ImportDialog(ModalScreen[dict[str, Any] | None]):
         self.desk = desk
         self.collection = collection
         self.cancel_event: threading.Event | None = None
-        self.summary: dict[str, Any] | None = None
+        self.summary: IngestSummary | None = None
         self.failures: list[tuple[str, str]] = []
 
     @property
@@ -92,11 +93,11 @@ class ImportDialog(ModalScreen[dict[str, Any] | None]):
         try:
             summary = self.desk.ingest(paths, collection, progress, cancel)
         except Cancelled:
-            summary = {"cancelled": True}
+            summary = IngestSummary(collection, cancelled=True)
         except Exception as exc:  # noqa: BLE001 - shown to the user
             self.post_message(WorkFailed("import", exc))
             return
-        self.post_message(IngestFinished({**summary, "collection": collection}))
+        self.post_message(IngestFinished(summary))
 
     def on_file_ingested(self, message: FileIngested) -> None:
         self.query_one("#import-progress", ProgressBar).update(
@@ -112,17 +113,17 @@ class ImportDialog(ModalScreen[dict[str, Any] | None]):
     def on_ingest_finished(self, message: IngestFinished) -> None:
         self.summary = message.summary
         s = message.summary
-        verb = "Cancelled; kept" if s.get("cancelled") else "Done:"
+        verb = "Cancelled; kept" if s.cancelled else "Done:"
         self.query_one("#import-status", Static).update(
             Text(
-                f"{verb} {s.get('added', 0)} added, {s.get('skipped', 0)} already present, "
-                f"{s.get('failed', len(self.failures))} failed",
+                f"{verb} {s.added} added, {s.skipped} already present, {s.failed} failed",
                 style="bold",
             )
         )
 
     def on_work_failed(self, message: WorkFailed) -> None:
-        self.summary = {"error": message.text}
+        collection = self.query_one("#import-collection", Input).value.strip()
+        self.summary = IngestSummary(collection, error=message.text)
         self.query_one("#import-status", Static).update(Text(message.text, style="bold red"))
         self.notify(message.text, severity="error", markup=False)
 

@@ -18,12 +18,8 @@ from conflictdesk.tui.desk import Desk
 from conflictdesk.tui.messages import ModelsLoaded, WorkFailed
 from conflictdesk.tui.widgets.nav_bar import NavBar
 
-STATUS_STYLES = {
-    "verified": "bold green",
-    "present": "",
-    "missing": "bold red",
-    "mismatch": "bold red",
-}
+STATUS_STYLES = {"verified": "bold green", "present": "", "missing": "bold red",
+                 "mismatch": "bold red"}
 
 
 class ModelsScreen(Screen[None]):
@@ -78,33 +74,25 @@ class ModelsScreen(Screen[None]):
         checked = "sha256 verified" if message.verified else "press v to verify sha256"
         summary = Content.from_markup(
             "[b]Device[/b] $device  [b]LLM[/b] $llm  [dim]$checked[/]",
-            device=safe_line(report.device),
-            llm=safe_line(llm),
-            checked=checked,
-        )
+            device=safe_line(report.device), llm=safe_line(llm), checked=checked)
         for note in report.notes:
             summary += Content.from_markup("\n[dim]note: $note[/]", note=safe_line(note))
         self.query_one("#models-summary", Static).update(summary)
         models = self.query_one("#models-table", DataTable)
         models.clear()
         for row in report.models:
-            models.add_row(
-                safe_line(row.role),
-                safe_line(row.name),
-                Text(row.status, style=STATUS_STYLES.get(row.status, "")),
-                safe_line(row.detail),
-            )
+            models.add_row(safe_line(row.role), safe_line(row.name),
+                           Text(row.status, style=STATUS_STYLES.get(row.status, "")),
+                           safe_line(row.detail))
         stages = self.query_one("#stages-table", DataTable)
         stages.clear()
         for stage in report.stages:
-            stages.add_row(
-                safe_line(stage.stage), safe_line(stage.method), "yes" if stage.llm else "no"
-            )
+            stages.add_row(safe_line(stage.stage), safe_line(stage.method),
+                           "yes" if stage.llm else "no")
 
     def on_work_failed(self, message: WorkFailed) -> None:
         if message.job is not self.job:
             return
         self.query_one("#models-summary", Static).update(
-            Content.styled(message.text, "bold $error")
-        )
+            Content.styled(message.text, "bold $error"))
         self.notify(message.text, severity="error", timeout=8, markup=False)

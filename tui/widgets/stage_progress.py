@@ -11,13 +11,8 @@ from conflictdesk.terminal import safe_line
 from conflictdesk.tui.desk import ASK_STAGES
 
 LABELS = {"kappa": "κ"}
-MARKS = {
-    "done": ("✓", "$success"),
-    "running": ("…", "$warning"),
-    "waiting": ("·", "dim"),
-    "failed": ("✗", "$error"),
-    "cancelled": ("⊘", "$warning"),
-}
+MARKS = {"done": ("✓", "$success"), "running": ("…", "$warning"), "waiting": ("·", "dim"),
+         "failed": ("✗", "$error"), "cancelled": ("⊘", "$warning")}
 
 
 class StageProgress(Horizontal):
@@ -29,9 +24,7 @@ class StageProgress(Horizontal):
         self.status = "ready"
 
     def compose(self) -> ComposeResult:
-        yield ProgressBar(
-            total=len(ASK_STAGES), show_eta=False, show_percentage=False, id="stage-bar"
-        )
+        yield ProgressBar(total=len(ASK_STAGES), show_eta=False, show_percentage=False, id="stage-bar")
         yield Static(self._marks(), id="stage-marks")
 
     def reset(self, status: str = "ready") -> None:
