@@ -14,6 +14,7 @@ from conflictdesk.app.desk import (
     verified_backends,
 )
 from conflictdesk.app.models_report import discover_models, models_report
+from conflictdesk.app.scale import RayBatch, ray_batch
 from conflictdesk.app.scoring import (
     DEFAULT_LABELLER,
     LABELLERS,
@@ -38,6 +39,7 @@ from conflictdesk.backends.manifest import ROLES
 from conflictdesk.config import Settings, load_settings
 from conflictdesk.locations import shipped_examples, shipped_models
 from conflictdesk.retrieval.hybrid import Retrieval
+from conflictdesk.scale import RayOptions, ray_available
 
 __all__ = [
     "ALL_ROLES",
@@ -58,6 +60,8 @@ __all__ = [
     "DocumentInfo",
     "ModelRow",
     "ModelsReport",
+    "RayBatch",
+    "RayOptions",
     "Retrieval",
     "RunRecord",
     "RunSummary",
@@ -69,6 +73,8 @@ __all__ = [
     "discover_models",
     "load_settings",
     "models_report",
+    "ray_available",
+    "ray_batch",
     "shipped_examples",
     "shipped_models",
     "verified_backends",

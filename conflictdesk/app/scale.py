@@ -1,0 +1,160 @@
+"""The Desk's batch use cases on a Ray cluster (`--ray`): the same calls as a plain batch,
+queued, run by actors, stored on the driver.
+
+A `RayBatch` takes the Desk's `detect`, `score` and `ask` calls; input validation and, for
+`ask`, retrieval from a collection run here on the driver, so a bad line fails exactly as in a
+plain run. `results()` yields one outcome per call, in call order: actors do the model work
+(`conflictdesk/scale/`), and the driver writes their new judgments and the run to the
+database, which no worker ever writes.
+
+The judgment cache: actors read hits through a read-only reader on the driver's node, and
+send new judgments back with each result; an actor also reuses its own new judgments. A
+judgment made for one item is a hit for a later item when the same actor made it, or when the
+driver had stored it before the later item was looked up: with several workers, an input that
+repeats a claim × document pair can show fewer `cached` hits than a plain run. The labels,
+scores and every other field are the same."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from conflictdesk.app.scoring import (
+    ScoringOptions,
+    StoredResult,
+    detect_result,
+    scoring_roles,
+)
+from conflictdesk.app.scoring import score_result as scored
+from conflictdesk.app.wire import AskOutcome, AskRequest
+from conflictdesk.backends.base import Backends, JudgmentCache
+from conflictdesk.config import Settings
+from conflictdesk.errors import ConflictDeskError, UsageError
+from conflictdesk.retrieval.hybrid import Retrieval
+from conflictdesk.scale import RayOptions, TaskResult, WorkerSetup, connect, map_in_order
+from conflictdesk.types import Document
+
+if TYPE_CHECKING:
+    from conflictdesk.app.desk import Desk
+
+Json = dict[str, Any]
+Outcome = StoredResult | AskOutcome | ConflictDeskError
+
+
+@dataclass(frozen=True)
+class ScoringTask:
+    """`detect` or `score` of one input line, run by an actor."""
+
+    kind: str
+    text: str
+    documents: tuple[Document, ...]
+    options: ScoringOptions
+    run_id: Any
+
+    def __call__(self, backends: Backends, cache: JudgmentCache | None) -> Json:
+        compute = detect_result if self.kind == "detect" else scored
+        result = compute(self.text, self.documents, self.options, backends, cache)
+        return {"id": self.run_id, **result.to_json()}
+
+
+@dataclass(frozen=True)
+class AskTask:
+    """One question over passages the driver retrieved (or the line's inline documents)."""
+
+    request: AskRequest
+    retrieval: Retrieval
+
+    def __call__(self, backends: Backends, cache: JudgmentCache | None) -> tuple:
+        from conflictdesk.app.desk import answer_retrieval
+
+        return answer_retrieval(self.request, self.retrieval, backends, cache)
+
+
+class RayBatch:
+    """Quacks like the Desk for `detect`, `score` and `ask`: each call queues an item."""
+
+    def __init__(self, desk: Desk, options: RayOptions) -> None:
+        self.desk, self.options = desk, options
+        self.tasks: list[Any] = []
+        self.asked: list[tuple[str, Any]] = []  # (kind, what is stored as the run's input)
+        self.model_set: tuple[tuple[str, ...], bool] | None = None  # roles, cache used
+
+    def detect(self, claim: str, documents: Sequence[Document], options: ScoringOptions, *,
+               run_input: Json | None = None, run_id: Any = None) -> None:  # fmt: skip
+        asked = run_input or {"claim": claim, "documents": [d.to_json() for d in documents]}
+        task = ScoringTask("detect", claim, tuple(documents), options, run_id)
+        self._queue("detect", asked, task, scoring_roles("detect", options), options.use_cache)
+
+    def score(self, response: str, documents: Sequence[Document], options: ScoringOptions, *,
+              run_input: Json | None = None, run_id: Any = None) -> None:  # fmt: skip
+        asked = run_input or {"response": response, "documents": [d.to_json() for d in documents]}
+        task = ScoringTask("score", response, tuple(documents), options, run_id)
+        self._queue("score", asked, task, scoring_roles("score", options), options.use_cache)
+
+    def ask(self, request: AskRequest) -> None:
+        """Retrieval runs now, on the driver (it reads the database); the rest on an actor."""
+        from conflictdesk.app.desk import ALL_ROLES
+
+        task = AskTask(request, self.desk.passages_for(request))
+        self._queue("ask", request, task, ALL_ROLES, request.use_cache)
+
+    def _queue(self, kind: str, asked: Any, task: Any, roles: Sequence[str], cache: bool) -> None:
+        model_set = (tuple(roles), cache)
+        if self.model_set not in (None, model_set):
+            raise UsageError("one Ray batch runs one model set and one cache setting")
+        self.model_set = model_set
+        self.tasks.append(task)
+        self.asked.append((kind, asked))
+
+    def results(self) -> Iterator[Outcome]:
+        """Each queued call's stored result (or its error), in call order, as they come."""
+        if not self.tasks or self.model_set is None:
+            return
+        roles, use_cache = self.model_set
+        setup = WorkerSetup(worker_loader(self.desk.settings, self.options), roles,
+                            self._cache_opener() if use_cache else None)  # fmt: skip
+        with connect(self.options):
+            results = map_in_order(self.tasks, setup, self.options)
+            try:
+                for (kind, asked), result in zip(self.asked, results, strict=True):
+                    yield self._store(kind, asked, result)
+            finally:
+                results.close()  # the actors and the cache reader go before the cluster does
+
+    def _store(self, kind: str, asked: Any, result: TaskResult) -> Outcome:
+        for judgment in result.judgments:
+            self.desk.store.cache.put(*judgment)
+        if result.error is not None:
+            return result.error
+        if kind == "ask":
+            analysis, answer, record = result.value
+            return self.desk.store_ask(asked, analysis, answer, record)
+        output = result.value
+        run_id = self.desk.store.save_run(kind, asked, output, output.get("method"))
+        return StoredResult(run_id, output)
+
+    def _cache_opener(self) -> Any:
+        from conflictdesk.store import ReadOnlyCache
+
+        path = self.desk.store.path
+        if path in ("", ":memory:"):
+            raise UsageError("--ray reads the judgment cache from a database file; pass --db "
+                             "PATH or --no-cache")  # fmt: skip
+        return functools.partial(ReadOnlyCache, path)
+
+
+def worker_loader(settings: Settings, options: RayOptions) -> Any:
+    """How an actor loads its models: the verified back-ends, on `cpus_per_worker` threads
+    unless the settings name a thread count."""
+    from conflictdesk.app.desk import verified_backends
+
+    threads = settings.threads or options.cpus_per_worker
+    return functools.partial(verified_backends, dataclasses.replace(settings, threads=threads))
+
+
+def ray_batch(desk: Desk, options: RayOptions) -> RayBatch:
+    """A batch of the Desk's calls to run on Ray (see the module docstring)."""
+    return RayBatch(desk, options)
