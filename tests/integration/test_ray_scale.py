@@ -1,0 +1,72 @@
+"""`--ray` on a local Ray cluster gives the plain run's output byte for byte, and the same
+database: the driver alone writes it, and a re-run reads the judgments it stored.
+
+Needs the `scale` extra (scripts/setup.sh installs it); skipped only where Ray is absent."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+ray = pytest.importorskip("ray", reason="the scale extra (Ray) is not installed")
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+DATA = Path(__file__).resolve().parent / "data"
+FLAGS = ["--threads", "1", "--device", "cpu"]
+
+
+@pytest.fixture(scope="session")
+def ray_cluster():
+    """One local two-CPU cluster for the module's runs (start-up is slow on two cores)."""
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, bytes, list[str]]:
+    """Exit status, stdout bytes and conflictdesk's own stderr lines of one command (less
+    Ray's deprecation warnings, which pytest shows and a plain interpreter hides)."""
+    from conflictdesk.cli import main
+
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    ours = [line for line in captured.err.splitlines()
+            if line.startswith("conflictdesk: ") and "deprecated" not in line]  # fmt: skip
+    return code, captured.out.encode("utf-8"), ours
+
+
+def stored(db: Path, sql: str) -> list[tuple]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute(sql).fetchall()
+
+
+RUNS = "SELECT kind, input, output, method FROM runs ORDER BY id"
+JUDGMENTS = "SELECT stage, model_id, input_hash, output FROM model_calls ORDER BY stage, input_hash"
+
+
+@pytest.mark.parametrize("command, source", [("detect", "ray_claims.jsonl"),
+                                             ("score", "ray_responses.jsonl")])  # fmt: skip
+def test_ray_run_is_byte_identical_to_the_plain_run(ray_cluster, capsys, tmp_path, command, source):
+    plain_db, ray_db = tmp_path / "plain.db", tmp_path / "ray.db"
+    path = str(DATA / source)
+    plain = run_cli(capsys, command, path, "--db", str(plain_db), *FLAGS)
+    scaled = run_cli(capsys, command, path, "--db", str(ray_db), *FLAGS, "--ray",
+                     "--ray-workers", "2", "--ray-batch-size", "1")  # fmt: skip
+    assert plain[0] == 1  # the inputs hold bad lines: error objects, the batch goes on
+    assert scaled == plain
+    assert plain[1].count(b'"error"') >= 1 and plain[1].count(b'"method"') >= 2
+    assert stored(ray_db, RUNS) == stored(plain_db, RUNS)
+    assert stored(ray_db, JUDGMENTS) == stored(plain_db, JUDGMENTS)
+
+
+def test_ray_rerun_reads_the_judgments_the_driver_stored(ray_cluster, capsys, tmp_path):
+    db, path = str(tmp_path / "cache.db"), str(DATA / "ray_claims.jsonl")
+    first = run_cli(capsys, "detect", path, "--db", db, *FLAGS, "--ray")
+    again = run_cli(capsys, "detect", path, "--db", db, *FLAGS, "--ray")
+    plain_again = run_cli(capsys, "detect", path, "--db", db, *FLAGS)
+    assert again == plain_again  # every judgment a cache hit, as in a plain re-run
+    assert b'"cached": {"hits": 0' in first[1]
+    assert b'"hits": 0' not in again[1]
