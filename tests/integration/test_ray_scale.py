@@ -5,6 +5,7 @@ Needs the `scale` extra (scripts/setup.sh installs it); skipped only where Ray i
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -70,3 +71,29 @@ def test_ray_rerun_reads_the_judgments_the_driver_stored(ray_cluster, capsys, tm
     assert again == plain_again  # every judgment a cache hit, as in a plain re-run
     assert b'"cached": {"hits": 0' in first[1]
     assert b'"hits": 0' not in again[1]
+
+
+def test_ray_ask_from_stdin_is_byte_identical(ray_cluster, capsys, monkeypatch, tmp_path):
+    import io
+
+    data = (DATA / "ray_questions.jsonl").read_bytes()
+    outputs = []
+    for name, extra in (("plain", []), ("ray", ["--ray", "--ray-workers", "2"])):
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+        db = tmp_path / f"{name}.db"
+        outputs.append((run_cli(capsys, "ask", "-", "--db", str(db), *FLAGS, *extra),
+                        stored(db, RUNS)))  # fmt: skip
+    (plain, plain_runs), (scaled, scaled_runs) = outputs
+    lines = plain[1].splitlines()
+    assert plain[0] == 1 and len(lines) == 3 and b'"error"' in lines[1]
+    assert all(line.startswith(b'{"id": "') and b'"stance"' in line for line in lines[::2])
+    assert scaled == plain
+    assert [untimed(run) for run in scaled_runs] == [untimed(run) for run in plain_runs]
+
+
+def untimed(run: tuple) -> tuple:
+    """A stored ask run without its stage timings (milliseconds differ from run to run)."""
+    kind, asked, output, method = run
+    output = json.loads(output)
+    output["analysis"].pop("timings")
+    return kind, asked, output, method
