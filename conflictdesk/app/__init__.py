@@ -14,7 +14,7 @@ from conflictdesk.app.desk import (
     verified_backends,
 )
 from conflictdesk.app.models_report import discover_models, models_report
-from conflictdesk.app.scale import RayBatch, ray_batch
+from conflictdesk.app.scale import RayBatch, ingest_on_ray, ray_batch
 from conflictdesk.app.scoring import (
     DEFAULT_LABELLER,
     LABELLERS,
@@ -71,6 +71,7 @@ __all__ = [
     "StoredResult",
     "count_files",
     "discover_models",
+    "ingest_on_ray",
     "load_settings",
     "models_report",
     "ray_available",

@@ -20,6 +20,7 @@ import dataclasses
 import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from conflictdesk.app.scoring import (
@@ -34,11 +35,19 @@ from conflictdesk.backends.base import Backends, JudgmentCache
 from conflictdesk.config import Settings
 from conflictdesk.errors import ConflictDeskError, UsageError
 from conflictdesk.retrieval.hybrid import Retrieval
-from conflictdesk.scale import RayOptions, TaskResult, WorkerSetup, connect, map_in_order
+from conflictdesk.scale import (
+    RayEmbedder,
+    RayOptions,
+    TaskResult,
+    WorkerSetup,
+    connect,
+    map_in_order,
+)
 from conflictdesk.types import Document
 
 if TYPE_CHECKING:
     from conflictdesk.app.desk import Desk
+    from conflictdesk.app.ingest import IngestReport
 
 Json = dict[str, Any]
 Outcome = StoredResult | AskOutcome | ConflictDeskError
@@ -153,6 +162,24 @@ def worker_loader(settings: Settings, options: RayOptions) -> Any:
 
     threads = settings.threads or options.cpus_per_worker
     return functools.partial(verified_backends, dataclasses.replace(settings, threads=threads))
+
+
+def ingest_on_ray(
+    desk: Desk, paths: Sequence[Path], collection: str, options: RayOptions, **ingest: Any
+) -> IngestReport:
+    """`Desk.ingest` with its embedding step on Ray actors: files are read and chunked here,
+    each batch of passages is embedded by the pool, and the driver stores every document."""
+    from conflictdesk.app.ingest import ingest_paths
+    from conflictdesk.ingest.readers import discover
+
+    files = list(discover(list(paths)))
+    with connect(options):
+        embedder = RayEmbedder(worker_loader(desk.settings, options), options)
+        try:
+            return ingest_paths(desk.store, [], collection, embedder, files=files,
+                                embed_stream=embedder.embed_stream, **ingest)  # fmt: skip
+        finally:
+            embedder.close()
 
 
 def ray_batch(desk: Desk, options: RayOptions) -> RayBatch:

@@ -4,10 +4,12 @@ actor, and come back in input order to the driver, which alone writes the databa
 Ray is the optional `scale` extra; nothing here imports it until a batch runs."""
 
 from conflictdesk.scale.cluster import RayOptions, connect, ray_available, require_ray
+from conflictdesk.scale.embed import RayEmbedder
 from conflictdesk.scale.runner import Judgment, TaskResult, WorkerSetup, map_in_order
 
 __all__ = [
     "Judgment",
+    "RayEmbedder",
     "RayOptions",
     "TaskResult",
     "WorkerSetup",

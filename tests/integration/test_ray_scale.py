@@ -97,3 +97,22 @@ def untimed(run: tuple) -> tuple:
     output = json.loads(output)
     output["analysis"].pop("timings")
     return kind, asked, output, method
+
+
+def test_ray_ingest_stores_the_same_vectors(ray_cluster, capsys, tmp_path):
+    """Several embedding batches (> 64 passages), each embedded whole by one actor."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for number in range(12):
+        sentences = [f"Report {number} says the level of lake {n} rose by {number + n} cm."
+                     for n in range(6)]  # fmt: skip
+        (folder / f"report{number}.txt").write_text(" ".join(sentences), "utf-8")
+    outputs = []
+    for name, extra in (("plain", []), ("ray", ["--ray", "--ray-workers", "2"])):
+        db = tmp_path / f"{name}.db"
+        result = run_cli(capsys, "ingest", str(folder), "-c", "lakes", "--db", str(db),
+                         "--words", "12", "--overlap", "2", "--json", *FLAGS, *extra)  # fmt: skip
+        vectors = stored(db, "SELECT passage_id, vector FROM embeddings ORDER BY passage_id")
+        outputs.append((result, vectors))
+    assert outputs[1] == outputs[0]
+    assert len(outputs[0][1]) > 64
