@@ -13,6 +13,15 @@ Judgment = tuple[str, str, str, Any, float]  # stage, model id, input hash, outp
 LOCAL_LIMIT = 100_000  # an actor's own judgments kept for its later items
 
 
+def reader_lookup(reader: Any) -> Callable[[str, str, str], Any]:
+    """A blocking `get` on the reader actor."""
+    import ray
+
+    return lambda stage, model_id, input_hash: ray.get(
+        reader.get.remote(stage, model_id, input_hash)
+    )
+
+
 class CacheReader:
     """Runs as a Ray actor on the driver's node: `get` on a read-only view of the database."""
 
@@ -24,11 +33,12 @@ class CacheReader:
 
 
 class WorkerCache:
-    """The `JudgmentCache` an actor's models see: its own new judgments first, then the
-    driver's database through the reader; `put` only records (see `drain`)."""
+    """The `JudgmentCache` an actor's models see: its own new judgments first, then `lookup`
+    (the driver's database through the reader; None: its own only); `put` only records
+    (see `drain`)."""
 
-    def __init__(self, reader: Any) -> None:
-        self.reader = reader
+    def __init__(self, lookup: Callable[[str, str, str], Any] | None) -> None:
+        self.lookup = lookup
         self.local: dict[tuple[str, str, str], Any] = {}
         self.pending: list[Judgment] = []
 
@@ -36,9 +46,7 @@ class WorkerCache:
         key = (stage, model_id, input_hash)
         if key in self.local:
             return self.local[key]
-        import ray
-
-        return ray.get(self.reader.get.remote(stage, model_id, input_hash))
+        return None if self.lookup is None else self.lookup(stage, model_id, input_hash)
 
     def put(self, stage: str, model_id: str, input_hash: str, output: Any, ms: float) -> None:
         if len(self.local) >= LOCAL_LIMIT:

@@ -16,7 +16,7 @@ from typing import Any
 
 from conflictdesk.backends.base import Backends, JudgmentCache
 from conflictdesk.errors import ConflictDeskError
-from conflictdesk.scale.cache import CacheReader, Judgment, WorkerCache
+from conflictdesk.scale.cache import CacheReader, Judgment, WorkerCache, reader_lookup
 from conflictdesk.scale.cluster import RayOptions, require_ray
 
 MAX_BLOCKS = 1000
@@ -48,7 +48,7 @@ class ModelWorker:
 
     def __init__(self, setup: WorkerSetup, reader: Any = None) -> None:
         self.backends = setup.load_backends(setup.roles)
-        self.cache = WorkerCache(reader) if reader is not None else None
+        self.cache = WorkerCache(reader_lookup(reader)) if reader is not None else None
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
         results = [pickle.dumps(self.run(pickle.loads(task))) for task in batch["task"]]
