@@ -124,7 +124,7 @@ class RayBatch:
             return
         roles, use_cache = self.model_set
         setup = WorkerSetup(worker_loader(self.desk.settings, self.options), roles,
-                            self._cache_opener() if use_cache else None)  # fmt: skip
+                            cache_opener(self.desk) if use_cache else None)  # fmt: skip
         with connect(self.options):
             results = map_in_order(self.tasks, setup, self.options)
             try:
@@ -145,14 +145,16 @@ class RayBatch:
         run_id = self.desk.store.save_run(kind, asked, output, output.get("method"))
         return StoredResult(run_id, output)
 
-    def _cache_opener(self) -> Any:
-        from conflictdesk.store import ReadOnlyCache
 
-        path = self.desk.store.path
-        if path in ("", ":memory:"):
-            raise UsageError("--ray reads the judgment cache from a database file; pass --db "
-                             "PATH or --no-cache")  # fmt: skip
-        return functools.partial(ReadOnlyCache, path)
+def cache_opener(desk: Desk) -> Any:
+    """How the cache reader opens the Desk's database read-only."""
+    from conflictdesk.store import ReadOnlyCache
+
+    path = desk.store.path
+    if path in ("", ":memory:"):
+        raise UsageError("--ray reads the judgment cache from a database file; pass --db PATH "
+                         "(or --no-cache where the command has it)")  # fmt: skip
+    return functools.partial(ReadOnlyCache, path)
 
 
 def worker_loader(settings: Settings, options: RayOptions) -> Any:
@@ -185,3 +187,71 @@ def ingest_on_ray(
 def ray_batch(desk: Desk, options: RayOptions) -> RayBatch:
     """A batch of the Desk's calls to run on Ray (see the module docstring)."""
     return RayBatch(desk, options)
+
+
+# -- bench run --ray: the testees' replies on actors; checks, report and resume as usual -------
+
+_ACTOR_TESTEES: dict[str, Any] = {}  # in an actor's process: testee spec → its Desk and testee
+
+
+@dataclass(frozen=True)
+class BenchTask:
+    """One testee's reply to one case, by the plain run's own testee, built once per actor
+    on a Desk whose in-memory store reads and writes judgments through the actor's cache."""
+
+    spec: str
+    case: Any  # conflictdesk.bench.cases.TestCase
+    settings: Settings
+
+    def __call__(self, backends: Backends, cache: JudgmentCache | None) -> tuple:
+        import time
+
+        desk, testee = _actor_testee(self.spec, self.settings, backends, cache)
+        last = max((run["id"] for run in desk.store.runs(limit=1)), default=0)
+        start = time.perf_counter()
+        reply = testee.respond(self.case)
+        ms = (time.perf_counter() - start) * 1000.0
+        made = [r for r in reversed(desk.store.runs(limit=1000)) if r["id"] > last]
+        return reply, ms, [(r["kind"], r["input"], r["output"], r["method"]) for r in made]
+
+
+def _actor_testee(spec: str, settings: Settings, backends: Backends, cache: Any) -> Any:
+    if spec not in _ACTOR_TESTEES:
+        from conflictdesk.app.bench import make_testees
+        from conflictdesk.app.desk import Desk
+        from conflictdesk.store import Store
+
+        store = Store.open(":memory:")
+        if cache is not None:
+            store.cache = cache
+        desk = Desk(settings, store=store, load_backends=lambda roles: backends)
+        _ACTOR_TESTEES[spec] = (desk, make_testees(desk, [spec])[0])
+    return _ACTOR_TESTEES[spec]
+
+
+def replies_on_ray(desk: Desk, cases: Sequence[Any], testees: Sequence[tuple[str, str]],
+                   recorder: Any, options: RayOptions) -> None:  # fmt: skip
+    """Every (spec, name) testee's missing replies, made on Ray actors and saved here, in
+    case order, with the ask runs they stored; the runner then finds them and only checks."""
+    from conflictdesk.app.desk import ALL_ROLES
+
+    todo = [(name, spec, case) for spec, name in testees for case in cases
+            if recorder.reply(name, case.case_id) is None]  # fmt: skip
+    if not todo:
+        return
+    tasks = [BenchTask(spec, case, desk.settings) for _, spec, case in todo]
+    setup = WorkerSetup(worker_loader(desk.settings, options), ALL_ROLES, cache_opener(desk))
+    with connect(options):
+        results = map_in_order(tasks, setup, options)
+        try:
+            for (name, _, case), result in zip(todo, results, strict=True):
+                for judgment in result.judgments:
+                    desk.store.cache.put(*judgment)
+                if result.error is not None:
+                    raise result.error
+                reply, ms, runs = result.value
+                for run in runs:
+                    desk.store.save_run(*run)
+                recorder.save_reply(name, case.case_id, reply, ms)
+        finally:
+            results.close()

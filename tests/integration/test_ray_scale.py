@@ -116,3 +116,17 @@ def test_ray_ingest_stores_the_same_vectors(ray_cluster, capsys, tmp_path):
         outputs.append((result, vectors))
     assert outputs[1] == outputs[0]
     assert len(outputs[0][1]) > 64
+
+
+def test_ray_bench_run_writes_the_same_responses_and_report(ray_cluster, capsys, tmp_path):
+    corpus = Path(__file__).resolve().parents[2] / "examples" / "ragability" / "corpus.tsv"
+    reports = []
+    for name, extra in (("plain", []), ("ray", ["--ray", "--ray-workers", "2"])):
+        out = tmp_path / name
+        code, _, _ = run_cli(capsys, "bench", "run", str(corpus), "--testee", "ask", "--limit",
+                             "6", "--db", str(tmp_path / f"{name}.db"), "--out", str(out),
+                             "--json", *FLAGS, *extra)  # fmt: skip
+        assert code == 0
+        reports.append(((out / "responses.tsv").read_bytes(), (out / "report.md").read_bytes()))
+    assert reports[1] == reports[0]
+    assert reports[0][0].count(b"\n") == 7  # a header and six responses
