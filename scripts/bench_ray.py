@@ -44,7 +44,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for figure in figures:
         print(f"{figure.name:<32} {figure.items} items  median {figure.wall_s:7.2f} s  "
               f"{figure.items_per_s:6.2f} items/s ({figure.items_per_s / plain:4.2f}x plain)  "
-              f"first result {figure.first_s:5.2f} s  runs {list(figure.runs)}")  # fmt: skip
+              f"first result {figure.first_s:5.2f} s, then "
+              f"{figure.after_first_items_per_s:6.2f} items/s  runs {list(figure.runs)}")  # fmt: skip
     return 0
 
 

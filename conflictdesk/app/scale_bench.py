@@ -4,8 +4,9 @@ The items are RAMDocs dev questions as detect lines (the claim "the answer to Q 
 the question's documents), run with the judgment cache off, so every run does all the model
 work. Each run gets a fresh database; a Ray run's time includes starting its actors and
 loading their models (the cluster itself is started once, before any timing), a plain run's
-includes loading the models. `first_s` is when the first result came (mostly start-up: Ray
-returns a batch of `batch_size` results at once, so no steady rate is read from arrivals)."""
+includes loading the models. `first_s` is when the first result came (mostly start-up), and
+`after_first_items_per_s` the rate of the results that came after the first batch of them
+(Ray hands back `batch_size` results at once): the rate once the models are loaded."""
 
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ class Figure:
     wall_s: float
     items_per_s: float
     first_s: float
+    after_first_items_per_s: float
     runs: tuple[float, ...]
 
     def to_json(self) -> dict[str, Any]:
@@ -78,34 +80,44 @@ def _on_ray(desk: Desk, items: Sequence[dict[str, Any]], options: RayOptions) ->
     yield from batch.results()
 
 
-def measure(name: str, settings: Settings, items: Sequence[dict[str, Any]], repeats: int,
-            run: Callable[[Desk], Iterator[Any]]) -> Figure:  # fmt: skip
-    """Median wall time and rates over `repeats` runs of `run` on a fresh database each."""
-    walls, firsts = [], []
-    for _ in range(repeats):
-        with tempfile.TemporaryDirectory() as folder:
-            fresh = dataclasses.replace(settings, db_path=Path(folder) / "bench.db")
-            with Desk(fresh) as desk:
-                start = time.perf_counter()
-                arrivals = _times(run(desk))
-        walls.append(arrivals[-1] - start)
-        firsts.append(arrivals[0] - start)
-    wall = statistics.median(walls)
-    return Figure(name, len(items), round(wall, 2), round(len(items) / wall, 2),
-                  round(statistics.median(firsts), 2), tuple(round(w, 2) for w in walls))  # fmt: skip
+Run = Callable[[Desk], Iterator[Any]]
+
+
+def _timed(settings: Settings, run: Run) -> tuple[float, float, float]:
+    """(wall, first result, rate after the first arrival) of one run on a fresh database."""
+    with tempfile.TemporaryDirectory() as folder:
+        fresh = dataclasses.replace(settings, db_path=Path(folder) / "bench.db")
+        with Desk(fresh) as desk:
+            start = time.perf_counter()
+            arrivals = _times(run(desk))
+    first = arrivals[0]
+    later = [t for t in arrivals if t - first > 0.001]  # results that came after the first batch
+    span = arrivals[-1] - first
+    return arrivals[-1] - start, first - start, len(later) / span if later else float("nan")
 
 
 def bench_detect(settings: Settings, items: Sequence[dict[str, Any]], repeats: int,
                  cpus: int = 2) -> list[Figure]:  # fmt: skip
-    """Plain (one process, `cpus` threads), then Ray with 1 worker × `cpus` threads and
-    `cpus` workers × 1 thread, on one local cluster of `cpus` CPUs."""
+    """Plain (one process, `cpus` threads), Ray with 1 worker × `cpus` threads and Ray with
+    `cpus` workers × 1 thread, on one local cluster of `cpus` CPUs started first; the three
+    take turns within each repeat, so a change in the machine's load hits them alike."""
     plain = dataclasses.replace(settings, threads=cpus)
-    figures = [measure("plain", plain, items, repeats, lambda desk: _plain(desk, items))]
-    pools = [RayOptions(workers=1, cpus_per_worker=cpus), RayOptions(workers=cpus)]
     unthreaded = dataclasses.replace(settings, threads=0)  # each actor: cpus_per_worker threads
+    configs: list[tuple[str, Settings, Run]] = [("plain", plain, lambda d: _plain(d, items))]
+    for pool in (RayOptions(workers=1, cpus_per_worker=cpus), RayOptions(workers=cpus)):
+        configs.append((f"ray {pool.workers} worker(s) x {pool.cpus_per_worker} thread(s)",
+                        unthreaded, lambda d, pool=pool: _on_ray(d, items, pool)))  # fmt: skip
+    timings: dict[str, list[tuple[float, float, float]]] = {name: [] for name, _, _ in configs}
     with connect(RayOptions(workers=cpus)):
-        for pool in pools:
-            name = f"ray {pool.workers} worker(s) x {pool.cpus_per_worker} thread(s)"
-            figures.append(measure(name, unthreaded, items, repeats,
-                                   lambda desk, pool=pool: _on_ray(desk, items, pool)))  # fmt: skip
-    return figures
+        for _ in range(repeats):
+            for name, config, run in configs:
+                timings[name].append(_timed(config, run))
+    return [_figure(name, len(items), runs) for name, runs in timings.items()]
+
+
+def _figure(name: str, items: int, runs: list[tuple[float, float, float]]) -> Figure:
+    wall = statistics.median(r[0] for r in runs)
+    return Figure(name, items, round(wall, 2), round(items / wall, 2),
+                  round(statistics.median(r[1] for r in runs), 2),
+                  round(statistics.median(r[2] for r in runs), 2),
+                  tuple(round(r[0], 2) for r in runs))  # fmt: skip
