@@ -11,6 +11,7 @@ includes loading the models. `first_s` is when the first result came (mostly sta
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import statistics
 import tempfile
@@ -49,7 +50,7 @@ class Figure:
 
 def detect_items(data_dir: Path, limit: int) -> list[dict[str, Any]]:
     """The first `limit` RAMDocs dev questions as detect input lines."""
-    items = []
+    items: list[dict[str, Any]] = []
     with open(data_dir / "ramdocs" / "dev.jsonl", encoding="utf-8") as handle:
         for line in handle:
             case = ramdocs_case(json.loads(line))
@@ -103,10 +104,12 @@ def bench_detect(settings: Settings, items: Sequence[dict[str, Any]], repeats: i
     take turns within each repeat, so a change in the machine's load hits them alike."""
     plain = dataclasses.replace(settings, threads=cpus)
     unthreaded = dataclasses.replace(settings, threads=0)  # each actor: cpus_per_worker threads
-    configs: list[tuple[str, Settings, Run]] = [("plain", plain, lambda d: _plain(d, items))]
+    configs: list[tuple[str, Settings, Run]] = [
+        ("plain", plain, functools.partial(_plain, items=items))
+    ]
     for pool in (RayOptions(workers=1, cpus_per_worker=cpus), RayOptions(workers=cpus)):
         configs.append((f"ray {pool.workers} worker(s) x {pool.cpus_per_worker} thread(s)",
-                        unthreaded, lambda d, pool=pool: _on_ray(d, items, pool)))  # fmt: skip
+                        unthreaded, functools.partial(_on_ray, items=items, options=pool)))  # fmt: skip
     timings: dict[str, list[tuple[float, float, float]]] = {name: [] for name, _, _ in configs}
     with connect(RayOptions(workers=cpus)):
         for _ in range(repeats):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import math
 import pickle
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,7 +67,7 @@ class ModelWorker:
 
 def map_in_order(
     tasks: Sequence[Task], setup: WorkerSetup, options: RayOptions
-) -> Iterator[TaskResult]:
+) -> Generator[TaskResult, None, None]:
     """Run `tasks` on a pool of `options.workers` actors (Ray must be initialised, see
     `connect`); yields each task's result in the order of `tasks`, as results arrive."""
     if not tasks:
@@ -100,7 +100,7 @@ def map_in_order(
             ray.kill(reader)
 
 
-def _in_order(rows: Iterator[dict[str, Any]]) -> Iterator[TaskResult]:
+def _in_order(rows: Iterator[dict[str, Any]]) -> Generator[TaskResult, None, None]:
     try:
         for expected, row in enumerate(rows):
             if int(row["index"]) != expected:  # preserve_order rules this out; never pass silently
