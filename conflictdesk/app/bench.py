@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from conflictdesk.app.desk import ALL_ROLES, Desk
+from conflictdesk.app.scale import replies_on_ray
 from conflictdesk.app.wire import AskRequest
 from conflictdesk.bench import conflicts, truthfulqa
 from conflictdesk.bench.calibration import CheckerAccuracy, checker_accuracy, read_sample
@@ -33,6 +34,7 @@ from conflictdesk.bench.testees.desk import AskTestee
 from conflictdesk.bench.testees.gguf import GeneratorTestee
 from conflictdesk.config import Settings
 from conflictdesk.errors import InputError, UsageError
+from conflictdesk.scale import RayOptions
 from conflictdesk.store.bench import BenchRun, BenchStore, get_run, list_runs, run_outcomes
 
 
@@ -60,6 +62,7 @@ class BenchOptions:
     tags: Sequence[str] = ()
     out: Path | None = None
     sample: Path | None = None
+    ray: RayOptions | None = None  # replies made on a Ray cluster (conflictdesk/app/scale.py)
 
 
 @dataclass(frozen=True)
@@ -155,6 +158,9 @@ def bench_run(
     before = recorder.counts()
     if on_total is not None:
         on_total(len(cases) * len(testees))
+    if options.ray is not None:
+        replies_on_ray(desk, cases, list(zip(options.testees or ["ask"], names)), recorder,
+                       options.ray)  # fmt: skip
     outcomes = run_bench(cases, testees, checker, recorder, on_step=on_step)
     recorder.finish()
     after = recorder.counts()

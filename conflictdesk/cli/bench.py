@@ -120,6 +120,7 @@ def _register_run(sub: argparse._SubParsersAction) -> None:
     common.add_db_argument(run)
     common.add_model_arguments(run)
     common.add_json_argument(run)
+    common.add_ray_arguments(run)
     run.set_defaults(func=run_bench_command)
 
 
@@ -230,7 +231,7 @@ def run_bench_command(args: argparse.Namespace) -> int:
     _check_limit(args.limit)
     tags = [t.strip() for t in args.tags.split(",") if t.strip()]
     options = BenchOptions(args.corpus, args.testee or ["ask"], args.checker, args.limit, tags,
-                           args.out, args.sample)  # fmt: skip
+                           args.out, args.sample, common.ray_options_from_args(args))  # fmt: skip
     with common.open_desk(args) as desk:
         progress = RunProgress(0)
         result = bench_run(desk, options, on_step=progress.step, on_total=progress.start_total)
