@@ -135,4 +135,6 @@ def ingest_paths(
                 flush()
         emit("file", str(path), f"{len(result.documents)} document(s)")
     flush()
+    if embedder is not None and report.passages_added:
+        store.dense_matrix(cid, embedder.model_id)  # writes the vector file for the next query
     return report
