@@ -16,7 +16,7 @@ from typing import Any
 
 from conflictdesk.backends.base import Embedder
 from conflictdesk.errors import InputError
-from conflictdesk.ingest.chunking import Chunk, chunk_text
+from conflictdesk.ingest.chunking import Chunk, iter_chunks
 from conflictdesk.ingest.readers import DEFAULT_MAX_BYTES, SourceDocument, discover, read_file
 from conflictdesk.retrieval.hybrid import EMBED_BATCH
 from conflictdesk.store import Store, content_sha256
@@ -72,11 +72,15 @@ def ingest_paths(
     overlap: int = 40,
     on_event: EventFn | None = None,
     files: list[tuple[Path, str | None]] | None = None,
+    batch_passages: int = EMBED_BATCH,
 ) -> IngestReport:
     """Ingest `paths` (files or folders) into `collection`, creating it if needed.
 
     `embedder=None` stores no vectors (`ingest --no-embed`); search embeds them later.
-    `files` may pass an already discovered list (the CLI does, to size its progress bar)."""
+    `files` may pass an already discovered list (the CLI does, to size its progress bar).
+    Passages are embedded `batch_passages` at a time (the embedder sorts each batch by
+    length), and a document's passages are cut segment by segment (`iter_chunks`), so
+    memory does not grow with the size of a folder."""
     emit = on_event or (lambda kind, path, detail: None)
     cid = store.ensure_collection(collection)
     report = IngestReport(collection, embedded_with=embedder.model_id if embedder else None)
@@ -107,7 +111,7 @@ def ingest_paths(
         pending, pending_passages = [], 0
 
     seen: set[str] = set()
-    for path, problem in files if files is not None else list(discover(paths)):
+    for path, problem in files if files is not None else discover(paths):
         report.files += 1
         if problem is not None:
             fail(str(path), problem)
@@ -128,10 +132,10 @@ def ingest_paths(
                 continue
             seen.add(sha)
             doc = replace(doc, metadata={**doc.metadata, "file": str(path)})
-            chunks = chunk_text(doc.text, max_words=max_words, overlap=overlap)
+            chunks = list(iter_chunks(doc.text, max_words=max_words, overlap=overlap))
             pending.append((doc, chunks))
             pending_passages += len(chunks)
-            if pending_passages >= EMBED_BATCH:
+            if pending_passages >= batch_passages:
                 flush()
         emit("file", str(path), f"{len(result.documents)} document(s)")
     flush()
