@@ -72,14 +72,16 @@ def run_ingest(spec: dict[str, Any]) -> dict[str, Any]:
     with Desk(settings) as desk:
         if spec.get("embed", True):
             desk.backends(("embedder",)).embedder.embed(["warm-up"])
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         report = desk.ingest([Path(p) for p in spec["paths"]], "bench",
                              embed=spec.get("embed", True), max_bytes=spec["max_bytes"])  # fmt: skip
-        seconds = time.perf_counter() - started
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {"passages": report.passages_added, "documents": report.documents_added,
             "seconds": round(seconds, 2), "failed": len(report.failures),
             "passages_per_s": round(report.passages_added / max(seconds, 1e-9), 1),
+            "cpu_s": round(cpu, 2),
+            "passages_per_cpu_s": round(report.passages_added / max(cpu, 1e-9), 1),
             "peak_mb": round(peak_kb / 1024, 1)}  # fmt: skip
 
 

@@ -99,3 +99,12 @@ def models_benchmark(backends: Backends, threads: int, repeats: int) -> dict[str
         if "pairs_per_s" in other:
             out[f"cross_encoder_vs_{name}"] = round(ct2["pairs_per_s"] / other["pairs_per_s"], 1)
     return out
+
+
+def embedder_rate(backends: Backends, repeats: int) -> dict[str, Any]:
+    """Sentences/s of the shipped embedder on short claim-like sentences."""
+    sentences = [f"{claim} (variant {i})" for i in range(8) for claim in CLAIMS][:64]
+    backends.embedder.embed(sentences[:2])
+    seconds = median_seconds(lambda: backends.embedder.embed(sentences), repeats)
+    return {"model": backends.embedder.model_id,
+            "sentences_per_s": round(len(sentences) / seconds, 1)}  # fmt: skip
