@@ -175,19 +175,17 @@ class SearchIndex:
         return ids, matrix
 
     def _fingerprint(self, collection_id: int, model_id: str) -> Fingerprint:
-        """The collection's generation and the count / sum / extremes of its embedded ids."""
-        aggregate = ("count(*), coalesce(sum(e.passage_id), 0), coalesce(min(e.passage_id), 0), "
-                     "coalesce(max(e.passage_id), 0)")  # fmt: skip
+        """The collection's generation and the first and last passage id of its vectors
+        (index lookups when the collection is the whole index)."""
         if self._is_whole_index(collection_id):
-            sql = f"SELECT {aggregate} FROM embeddings e WHERE e.model = ?"
+            sql = "SELECT {}(passage_id) FROM embeddings WHERE model = ?"
             params: tuple[int | str, ...] = (model_id,)
         else:
-            sql = f"""SELECT {aggregate} FROM embeddings e JOIN passages p ON p.id = e.passage_id
-                      WHERE p.collection_id = ? AND e.model = ?"""
+            sql = """SELECT {}(e.passage_id) FROM embeddings e JOIN passages p
+                     ON p.id = e.passage_id WHERE p.collection_id = ? AND e.model = ?"""
             params = (collection_id, model_id)
-        count, total, low, high = self.conn.execute(sql, params).fetchone()
-        return Fingerprint(self._generation(collection_id), int(count), int(total), int(low),
-                           int(high))  # fmt: skip
+        low, high = (self.conn.execute(sql.format(f), params).fetchone()[0] for f in ("min", "max"))
+        return Fingerprint(self._generation(collection_id), int(low or 0), int(high or 0))
 
     def _load_vectors(self, collection_id: int, model_id: str) -> tuple[np.ndarray, np.ndarray]:
         """One query streamed into one buffer, viewed with np.frombuffer: no per-row arrays,

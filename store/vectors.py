@@ -5,9 +5,10 @@ One folder per database (`<db>.vectors/`); per (collection, model) three files: 
 (`.npy`), its passage ids (`.ids.npy`) and a manifest (`.json`: format version, collection
 generation, row count, dimension and a checksum of the ids). Files are written to temporary
 names and renamed, the manifest last, so a reader sees either the old set or the new one. A
-file set is used only when its manifest matches the store (generation, and the count, sum and
-extremes of the passage ids of the stored vectors); otherwise it is stale and rebuilt from
-SQLite, which stays the source of truth."""
+file set is used only when its manifest matches the store (the collection's generation, bumped by every
+change of its passages or vectors, and the first and last passage id of its stored vectors,
+two index lookups) and the files agree with the manifest (row count, dimension, a sha256 of
+the ids); otherwise it is stale and rebuilt from SQLite, which stays the source of truth."""
 
 from __future__ import annotations
 
@@ -28,14 +29,11 @@ class Fingerprint:
     """What the store says the file must hold."""
 
     generation: int
-    count: int
-    id_sum: int
     id_min: int
     id_max: int
 
     def to_json(self) -> dict[str, int]:
-        return {"generation": self.generation, "count": self.count, "id_sum": self.id_sum,
-                "id_min": self.id_min, "id_max": self.id_max}  # fmt: skip
+        return {"generation": self.generation, "id_min": self.id_min, "id_max": self.id_max}
 
 
 def vector_dir(db_path: str) -> Path | None:
@@ -71,7 +69,10 @@ def read_vectors(
         matrix = np.load(matrix_path, mmap_mode="r", allow_pickle=False)
     except (OSError, ValueError, json.JSONDecodeError):
         return None
-    if matrix.shape != (expected.count, manifest.get("dim")) or len(ids) != expected.count:
+    count = manifest.get("count")
+    if matrix.shape != (count, manifest.get("dim")) or len(ids) != count:
+        return None
+    if count and (int(ids[0]) != expected.id_min or int(ids[-1]) != expected.id_max):
         return None
     if _ids_digest(ids) != manifest.get("ids_sha256"):
         return None
@@ -92,7 +93,7 @@ def write_vectors(
     dim = int(matrix.shape[1]) if matrix.ndim == 2 else 0
     _atomic_npy(matrix_path, np.ascontiguousarray(matrix, dtype="<f4"))
     _atomic_npy(ids_path, np.ascontiguousarray(ids, dtype="<i8"))
-    manifest = {"version": FORMAT_VERSION, "model": model_id, "dim": dim,
+    manifest = {"version": FORMAT_VERSION, "model": model_id, "dim": dim, "count": len(ids),
                 "fingerprint": fingerprint.to_json(), "ids_sha256": _ids_digest(ids)}  # fmt: skip
     _atomic_bytes(manifest_path, json.dumps(manifest).encode("utf-8"))
 

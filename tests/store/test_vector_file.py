@@ -18,7 +18,7 @@ TEXTS = [
     "The Quillmere lighthouse was first lit in 1887 and stands 34 metres tall.",
     "Orvane Systems appointed Tobiah Renn as chief executive officer in 2024.",
 ]
-PRINT = Fingerprint(generation=3, count=2, id_sum=3, id_min=1, id_max=2)
+PRINT = Fingerprint(generation=3, id_min=1, id_max=2)
 
 
 def add(store: Store, text: str, embedder: FakeEmbedder) -> None:
@@ -40,8 +40,8 @@ def test_write_then_read_maps_the_same_matrix(tmp_path):
 def test_stale_or_damaged_files_are_not_used(tmp_path):
     ids, matrix = np.array([1, 2]), np.ones((2, 4), dtype=np.float32)
     write_vectors(tmp_path, 1, "m@1", ids, matrix, PRINT)
-    assert read_vectors(tmp_path, 1, "m@1", Fingerprint(4, 2, 3, 1, 2)) is None  # generation
-    assert read_vectors(tmp_path, 1, "m@1", Fingerprint(3, 2, 4, 1, 3)) is None  # other ids
+    assert read_vectors(tmp_path, 1, "m@1", Fingerprint(4, 1, 2)) is None  # generation
+    assert read_vectors(tmp_path, 1, "m@1", Fingerprint(3, 1, 3)) is None  # other ids
     assert read_vectors(tmp_path, 1, "other@1", PRINT) is None
     manifest = tmp_path / "c1-m_1.json"
     body = json.loads(manifest.read_text())
@@ -60,7 +60,7 @@ def test_a_failed_write_leaves_the_previous_set_readable(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(np, "save", broken_save)
-    newer = Fingerprint(4, 2, 3, 1, 2)
+    newer = Fingerprint(4, 1, 2)
     try:
         write_vectors(tmp_path, 1, "m@1", ids, matrix * 2, newer)
     except OSError:
