@@ -28,6 +28,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--data", type=Path, default=None, help="data folder (CONFLICTDESK_DATA)")
+    parser.add_argument("--ask-real", type=int, default=2_000, help="real passages for ask")
     parser.add_argument("--out", type=Path, help="also write the JSON summary here")
     parser.add_argument("--table-from", type=Path, help="write the table from this JSON, no run")
     parser.add_argument("--readme", type=Path, help="replace the figures table in this file")
@@ -37,7 +38,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         summary = json.loads(args.table_from.read_text("utf-8"))
     else:
         options = SuiteOptions(quick=args.quick, threads=args.threads, repeats=args.repeats,
-                               parts=tuple(args.parts), data_dir=args.data)  # fmt: skip
+                               parts=tuple(args.parts), data_dir=args.data,
+                               ask_real=args.ask_real)  # fmt: skip
         summary = run_suite(options)
         text = json.dumps(summary, indent=1)
         print(text)

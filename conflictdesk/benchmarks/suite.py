@@ -24,6 +24,7 @@ class SuiteOptions:
     repeats: int = 3
     parts: tuple[str, ...] = PARTS
     data_dir: Path | None = None
+    ask_real: int = 2_000  # real (embedded) passages in the ask collections
 
     @property
     def search_sizes(self) -> list[int]:
@@ -96,7 +97,7 @@ def _model_part(part: str, options: SuiteOptions, settings: Any, work: Path) -> 
     def embedded_models(roles: Any) -> Any:
         return verified_backends(settings, [role for role in roles if role != "llm"])
 
-    real = 300 if options.quick else 2_000
+    real = min(300, options.ask_real) if options.quick else options.ask_real
     with Desk(replace(settings, db_path=work / "ask.db"), load_backends=embedded_models) as desk:
         return ask_benchmark(desk, settings.data_dir, real=real, sizes=options.search_sizes,
                              queries=4 if options.quick else 20)  # fmt: skip
