@@ -13,8 +13,8 @@ def _ingest_rows(ingest: dict) -> list[tuple[str, str]]:
     rate, folder, big = ingest["rate"], ingest["folder"], ingest["big_file"]
     return [
         ("ingest incl. embedding (~150-word passages)",
-         f"{rate['passages_per_s']} passages/s wall, {rate.get('passages_per_cpu_s')} per "
-         f"CPU-second ({rate['passages']} passages), peak {rate['peak_mb']} MB"),
+         (f"{rate['passages_per_s']} passages/s wall, {rate.get('passages_per_cpu_s')} per "
+         f"CPU-second ({rate['passages']} passages), peak {rate['peak_mb']} MB")),
         (f"ingest peak memory, {folder['files']}-file folder (embedded)",
          f"{folder['peak_mb']} MB ({folder['passages_per_s']} passages/s)"),
         (f"ingest peak memory, one {big['megabytes']:g} MB file (not embedded)",
