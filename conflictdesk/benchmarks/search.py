@@ -62,6 +62,7 @@ def add_synthetic(store: Any, collection: str, size: int, source: SyntheticText,
                   model_id: str, batch: int = 5000) -> None:  # fmt: skip
     """Insert `size` synthetic passages with random vectors under `model_id`."""
     cid = store.ensure_collection(collection)
+    base = store.conn.execute("SELECT count(*) FROM documents").fetchone()[0]  # unique sha256s
     rows = list(synthetic_passages(source, size))
     for start in range(0, len(rows), batch):
         part = rows[start : start + batch]
@@ -72,7 +73,7 @@ def add_synthetic(store: Any, collection: str, size: int, source: SyntheticText,
                 if d not in doc_ids:
                     doc_ids[d] = conn.execute(
                         "INSERT INTO documents (collection_id, title, sha256, metadata, added) "
-                        "VALUES (?, ?, ?, '{}', '')", (cid, f"synthetic {d}", f"syn-{cid}-{d}"),
+                        "VALUES (?, ?, ?, '{}', '')", (cid, f"synthetic {d}", f"syn-{cid}-{base}-{d}"),
                     ).lastrowid  # fmt: skip
                 pid = conn.execute(
                     "INSERT INTO passages (document_id, collection_id, ord, text, char_start, "
