@@ -65,3 +65,13 @@ def test_replace_table_is_idempotent(readme):
     once = replace_table(readme, figures_table(SUMMARY))
     assert replace_table(once, figures_table(SUMMARY)) == once
     assert once.count(BEGIN) == 1 and "\nold\n" not in once
+
+
+def test_synthetic_padding_can_grow_a_collection_twice(tmp_path):
+    from conflictdesk.benchmarks.search import SyntheticText, add_synthetic
+    from conflictdesk.store import Store
+
+    with Store.open(tmp_path / "p.db") as store:
+        add_synthetic(store, "c", 12, SyntheticText(), "m@1")
+        add_synthetic(store, "c", 8, SyntheticText(), "m@1")
+        assert store.conn.execute("SELECT count(*) FROM passages").fetchone()[0] == 20
