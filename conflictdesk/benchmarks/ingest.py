@@ -52,12 +52,12 @@ def write_big_file(path: Path, megabytes: float, long_line_chars: int, seed: int
     """One text file of about `megabytes` MB whose first line is `long_line_chars` long."""
     rng = random.Random(seed)
     with open(path, "w", encoding="utf-8") as out:
-        line = []
-        while sum(len(w) + 1 for w in line) < long_line_chars:
-            line.append(rng.choice(OBJECTS).replace(" ", "-"))
-        out.write(" ".join(line) + "\n\n")
-        while out.tell() < megabytes * 1_000_000:
-            out.write(synthetic_text(rng, 60) + "\n\n")
+        written = 0
+        while written < long_line_chars:
+            written += out.write(rng.choice(OBJECTS).replace(" ", "-") + " ")
+        written += out.write("\n\n")
+        while written < megabytes * 1_000_000:
+            written += out.write(synthetic_text(rng, 60) + "\n\n")  # ASCII: chars = bytes
     return path
 
 
