@@ -15,7 +15,8 @@ from pathlib import Path
 
 from conflictdesk.app import load_settings, verified_backends
 from conflictdesk.benchmarks.llm import llama_rates
-from conflictdesk.benchmarks.models import embedder_rate, models_benchmark, smollm2_gguf
+from conflictdesk.benchmarks.models import embedder_rate, models_benchmark
+from conflictdesk.training.artefacts import smollm2_gguf
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -37,392 +37,53 @@ labelled, on all questions. QACC dev was not used for training."""
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import sys
-import time
-from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from conflictdesk.analysis.text import idf_weights, key_sentence
 from conflictdesk.cli import common
-from conflictdesk.generation.answer import ask
-from conflictdesk.generation.types import AnswerSentence, SentenceRole
-from conflictdesk.metrics.cars import (
-    CarsComponents,
-    answer_contains,
-    cars,
-    detection_prf,
-    resolution_appropriate,
-)
-from conflictdesk.metrics.citations import citation_quality, factual_grounding
-from conflictdesk.training.claims import ramdocs_half
-from conflictdesk.types import ConflictType, Passage, Tag
-
-DATA = Path("/work/shared/data")
-ORDINALS = ("first", "second", "third", "fourth")
+from conflictdesk.evaluation.ask_run import evaluate, load_dataset, render
 
 
-@dataclass(frozen=True)
-class Case:
-    id: str
-    dataset: str
-    query: str
-    passages: tuple[Passage, ...]
-    gold_conflict: bool
-    gold_answers: tuple[str, ...]  # for answer recall
-    support: dict[str, frozenset[int]]  # answer text -> passages supporting it (gold)
-    gold_type: ConflictType | None = None
-    half: str | None = None
-
-
-@dataclass
-class Prediction:
-    conflict: bool
-    conflict_type: str
-    rule: str
-    sentences: tuple[AnswerSentence, ...]
-    tags: dict[int, Tag] = field(default_factory=dict)
-    packet: dict[int, str] = field(default_factory=dict)
-    ms: float = 0.0
-
-
-# -- data --------------------------------------------------------------------------------------
-
-
-def _letters(value: str | None) -> frozenset[int]:
-    if not value:
-        return frozenset()
-    return frozenset(ord(letter) - ord("A") for letter in ast.literal_eval(value))
-
-
-def load_qacc(path: Path) -> list[Case]:
-    cases = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        passages = tuple(
-            Passage(id=i, text=text, document_id=i, source=source)
-            for i, (text, source) in enumerate(zip(row["contexts"], row["sources"]))
-        )
-        support = {row["firstAnswer"]: _letters(row["firstContext"])} if row["firstAnswer"] else {}
-        for name in ORDINALS[1:3]:
-            if row.get(f"{name}AnswerExist") == "A" and row.get(f"{name}Answer"):
-                support[row[f"{name}Answer"]] = _letters(row.get(f"{name}Context"))
-        n_answers = 1 + sum(row.get(f"{n}AnswerExist") == "A" for n in ORDINALS[1:])
-        gold = row["correctAnswer"] or row["firstAnswer"]
-        cases.append(
-            Case(
-                f"qacc-{row['annotation_task_id']}",
-                "qacc",
-                row["question"],
-                passages,
-                n_answers > 1,
-                (gold,),
-                support,
-            )
-        )
-    return cases
-
-
-def load_ramdocs(path: Path) -> list[Case]:
-    cases = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
-        row = json.loads(line)
-        docs = row["documents"]
-        passages = tuple(Passage(id=i, text=d["text"], document_id=i) for i, d in enumerate(docs))
-        support: dict[str, set[int]] = {}
-        for i, d in enumerate(docs):
-            if d["type"] in ("correct", "misinfo") and d.get("answer"):
-                support.setdefault(d["answer"], set()).add(i)
-        types = {d["type"] for d in docs}
-        conflict = {"correct", "misinfo"} <= types
-        if conflict:
-            gold_type = ConflictType.MISINFORMATION
-        elif len(row["gold_answers"]) > 1:
-            gold_type = ConflictType.COMPLEMENTARY
-        else:
-            gold_type = ConflictType.NO_CONFLICT
-        cases.append(
-            Case(
-                f"ramdocs-{n}",
-                "ramdocs",
-                row["question"],
-                passages,
-                conflict,
-                tuple(row["gold_answers"]),
-                {a: frozenset(ids) for a, ids in support.items()},
-                gold_type,
-                ramdocs_half(row["question"]),
-            )
-        )
-    return cases
-
-
-# -- systems -----------------------------------------------------------------------------------
-
-
-def run_system(case: Case, backends: Any, strategy: str | None) -> Prediction:
-    started = time.perf_counter()
-    analysis, result, _ = ask(
-        case.query,
-        case.passages,
-        backends,
-        strategy=strategy,
-        gold_type=case.gold_type,
-        check_parametric=False,
-    )
-    ms = (time.perf_counter() - started) * 1000.0
-    return Prediction(
-        conflict=analysis.verdict.type is not ConflictType.NO_CONFLICT,
-        conflict_type=analysis.verdict.type.value,
-        rule=analysis.resolution.rule,
-        sentences=result.sentences,
-        tags={t.passage_id: t.tag for t in analysis.tags},
-        packet={i: premise(analysis.passage(i)) for i in analysis.packet.passage_ids},
-        ms=ms,
-    )
-
-
-def run_baseline(case: Case, backends: Any) -> Prediction:
-    """Relevance-only: the most relevant passage's best sentence; never a conflict."""
-    started = time.perf_counter()
-    vectors = backends.embedder.embed([case.query] + [p.text for p in case.passages])
-    cosine = vectors[1:] @ vectors[0]
-    best = case.passages[int(cosine.argmax())]
-    idf = idf_weights([p.text for p in case.passages])
-    sentence = key_sentence(case.query, best.text, idf)
-    ms = (time.perf_counter() - started) * 1000.0
-    return Prediction(
-        False,
-        ConflictType.NO_CONFLICT.value,
-        "direct",
-        (AnswerSentence(sentence, (best.id,)),),
-        packet={best.id: premise(best)},
-        ms=ms,
-    )
-
-
-def premise(p: Passage) -> str:
-    """A passage as the NLI judge sees it: date and title first, as CONFLICTS shows sources."""
-    head = " ".join(x for x in (p.date, p.title) if x)
-    return f"{head}\n{p.text}" if head else p.text
-
-
-# -- scoring -----------------------------------------------------------------------------------
-
-
-def gold_citations(case: Case, sentences: Sequence[AnswerSentence]) -> tuple[int, int, int, int]:
-    """(correct citations, citations, sentences with a correct citation, judged sentences)."""
-    correct = total = hit = judged = 0
-    for sentence in sentences:
-        if sentence.role is not SentenceRole.CLAIM:
-            continue
-        mentioned = [a for a in case.support if answer_contains(sentence.text, [a])]
-        if not mentioned:
-            continue
-        judged += 1
-        good = set().union(*(case.support[a] for a in mentioned))
-        n_good = sum(1 for c in sentence.cites if c in good)
-        correct, total, hit = correct + n_good, total + len(sentence.cites), hit + (n_good > 0)
-    return correct, total, hit, judged
-
-
-def lead_text(sentences: Sequence[AnswerSentence]) -> str:
-    return next((s.text for s in sentences if s.role is SentenceRole.CLAIM), "")
-
-
-def score(cases: Sequence[Case], preds: Sequence[Prediction], nli: Any = None) -> dict[str, Any]:
-    prf = detection_prf([p.conflict for p in preds], [c.gold_conflict for c in cases])
-    text = [" ".join(s.text for s in p.sentences) for p in preds]
-    recall = _mean([answer_contains(t, c.gold_answers) for t, c in zip(text, cases)])
-    lead = _mean(
-        [answer_contains(lead_text(p.sentences), c.gold_answers) for p, c in zip(preds, cases)]
-    )
-    cites = [gold_citations(c, p.sentences) for c, p in zip(cases, preds)]
-    correct, total, hit, judged = (sum(x[i] for x in cites) for i in range(4))
-    out: dict[str, Any] = {
-        "questions": len(cases),
-        "gold_conflicts": sum(c.gold_conflict for c in cases),
-        "detection": {
-            "precision": prf.precision,
-            "recall": prf.recall,
-            "f1": prf.f1,
-            "tp": prf.tp,
-            "fp": prf.fp,
-            "fn": prf.fn,
-            "tn": prf.tn,
-        },
-        "answer_recall": recall,
-        "lead_answer_recall": lead,
-        "citation_precision_gold": correct / total if total else None,
-        "citation_recall_gold": hit / judged if judged else None,
-        "judged_sentences": judged,
-        "predicted_types": dict(Counter(p.conflict_type for p in preds)),
-        "mean_ms": _mean([p.ms for p in preds]),
-    }
-    typed = [(c, p) for c, p in zip(cases, preds) if c.gold_type is not None]
-    if typed:
-        ra = _mean([resolution_appropriate(p.rule, c.gold_type) for c, p in typed])
-        sf = out["citation_precision_gold"] or 0.0
-        parts = CarsComponents(ac=recall, cda=prf.f1, ra=ra, sf=sf)
-        out["cars"] = {"cars": cars(parts), "ac": recall, "cda": prf.f1, "ra": ra, "sf": sf}
-    if nli is not None:
-        out["nli"] = nli_metrics(preds, nli)
-    return out
-
-
-def nli_metrics(preds: Sequence[Prediction], nli: Any) -> dict[str, float | None]:
-    """ALCE citation quality, leakage, factual grounding and contradiction rate, macro-averaged
-    over the questions where each is defined (conflictdesk/metrics/citations.py)."""
-    rows: dict[str, list[float]] = {
-        k: [] for k in ("precision", "recall", "leakage", "grounding", "contradiction_rate")
-    }
-    for p in preds:
-        quality = citation_quality(p.sentences, p.packet, nli, p.tags)
-        grounding = factual_grounding(p.sentences, p.packet, nli)
-        for name, value in (
-            ("precision", quality.precision),
-            ("recall", quality.recall),
-            ("leakage", quality.leakage),
-            ("grounding", grounding.grounding),
-            ("contradiction_rate", grounding.contradiction_rate),
-        ):
-            if value is not None:
-                rows[name].append(value)
-    return {name: _mean(values) if values else None for name, values in rows.items()}
-
-
-def _mean(values: Sequence[float | bool]) -> float:
-    return sum(float(v) for v in values) / len(values) if values else 0.0
-
-
-# -- main --------------------------------------------------------------------------------------
-
-
-def evaluate(cases: list[Case], backends: Any, args: argparse.Namespace) -> dict[str, Any]:
-    system, baseline = [], []
-    for n, case in enumerate(cases, start=1):
-        system.append(run_system(case, backends, args.strategy))
-        baseline.append(run_baseline(case, backends))
-        baseline[-1].tags = system[-1].tags  # leakage of the baseline judged by the same tags
-        if n % 10 == 0:
-            sys.stderr.write(f"\r{case.dataset}: {n}/{len(cases)}")
-            sys.stderr.flush()
-    sys.stderr.write("\n")
-    nli = backends.nli if args.nli_metrics else None
-    subsets = {"all": list(range(len(cases)))}
-    if cases and cases[0].dataset == "ramdocs" and any(c.half != "eval" for c in cases):
-        subsets = {"eval_half": [i for i, c in enumerate(cases) if c.half == "eval"], **subsets}
-    elif cases and cases[0].dataset == "ramdocs":
-        subsets = {"eval_half": subsets["all"]}
-    report = {}
-    for name, index in subsets.items():
-        chosen = [cases[i] for i in index]
-        report[name] = {
-            "system": score(chosen, [system[i] for i in index], nli),
-            "baseline": score(chosen, [baseline[i] for i in index], nli),
-        }
-    return report
+def progress(dataset: str, done: int, total: int) -> None:
+    if done % 10 == 0 or done == total:
+        sys.stderr.write(f"\r{dataset}: {done}/{total}" + ("\n" if done == total else ""))
+        sys.stderr.flush()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description=__doc__.split("\n")[0],
-        epilog=__doc__.split("\n", 1)[1],
+        description=__doc__.split("\n")[0], epilog=__doc__.split("\n", 1)[1],
         formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "--datasets", nargs="+", choices=("qacc", "ramdocs"), default=["qacc", "ramdocs"]
-    )
+    )  # fmt: skip
+    parser.add_argument("--datasets", nargs="+", choices=("qacc", "ramdocs"),
+                        default=["qacc", "ramdocs"])  # fmt: skip
     parser.add_argument("--limit", type=int, default=None, help="first N questions per data set")
-    parser.add_argument(
-        "--ramdocs-half",
-        choices=("eval", "all"),
-        default="all",
-        help="RAMDocs questions to run: the EVAL half only, or all (default)",
-    )
+    parser.add_argument("--ramdocs-half", choices=("eval", "all"), default="all",
+                        help="RAMDocs questions to run: the EVAL half only, or all (default)")  # fmt: skip
     parser.add_argument("--strategy", default=None, help="answer strategy (default as `ask`)")
-    parser.add_argument(
-        "--nli-metrics",
-        action="store_true",
-        help="also compute the NLI-judged citation and grounding metrics",
-    )
-    parser.add_argument("--data", type=Path, default=DATA, help="data root")
+    parser.add_argument("--nli-metrics", action="store_true",
+                        help="also compute the NLI-judged citation and grounding metrics")  # fmt: skip
+    parser.add_argument("--data", type=Path, default=None,
+                        help="data folder (default: the data_dir setting, CONFLICTDESK_DATA)")  # fmt: skip
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     common.add_model_arguments(parser)
     args = parser.parse_args(argv)
+    from conflictdesk.app import load_settings
     from conflictdesk.backends.registry import load_backends
 
+    data = args.data or load_settings().data_dir
+    if data is None:
+        parser.error("no data folder: pass --data or set CONFLICTDESK_DATA")
     backends = load_backends(common.config_from_args(args))
-    loaders = {
-        "qacc": lambda: load_qacc(args.data / "qacc" / "dev.jsonl"),
-        "ramdocs": lambda: load_ramdocs(args.data / "ramdocs" / "dev.jsonl"),
-    }
     results = {}
     for name in args.datasets:
-        cases = loaders[name]()
-        if name == "ramdocs" and args.ramdocs_half == "eval":
-            cases = [c for c in cases if c.half == "eval"]
-        cases = cases[: args.limit]
-        results[name] = evaluate(cases, backends, args)
+        cases = load_dataset(name, data, args.ramdocs_half == "eval")[: args.limit]
+        results[name] = evaluate(cases, backends, args.strategy, args.nli_metrics, progress)
     results["method"] = backends.methods()
-    if args.json:
-        print(json.dumps(results, indent=2))
-    else:
-        print(render(results))
+    print(json.dumps(results, indent=2) if args.json else render(results))
     return 0
-
-
-def render(results: dict[str, Any]) -> str:
-    lines = []
-    for dataset, subsets in results.items():
-        if dataset == "method":
-            continue
-        for subset, systems in subsets.items():
-            n = systems["system"]["questions"]
-            gold = systems["system"]["gold_conflicts"]
-            lines.append(f"\n{dataset} ({subset}, {n} questions, {gold} gold conflicts)")
-            lines.append(f"  {'metric':<28}{'system':>10}{'baseline':>10}")
-            for label, getter in ROWS:
-                values = [getter(systems[s]) for s in ("system", "baseline")]
-                if all(v is None for v in values):
-                    continue
-                cells = "".join(f"{_fmt(v):>10}" for v in values)
-                lines.append(f"  {label:<28}{cells}")
-            lines.append(f"  predicted types: {systems['system']['predicted_types']}")
-    lines.append(f"\nmodels: {results['method']}")
-    return "\n".join(lines)
-
-
-ROWS = (
-    ("conflict precision", lambda r: r["detection"]["precision"]),
-    ("conflict recall", lambda r: r["detection"]["recall"]),
-    ("conflict F1", lambda r: r["detection"]["f1"]),
-    ("answer recall", lambda r: r["answer_recall"]),
-    ("lead answer recall", lambda r: r["lead_answer_recall"]),
-    ("citation precision (gold)", lambda r: r["citation_precision_gold"]),
-    ("citation recall (gold)", lambda r: r["citation_recall_gold"]),
-    ("judged sentences", lambda r: r["judged_sentences"]),
-    ("CARS", lambda r: r.get("cars", {}).get("cars")),
-    ("  RA (rule = gold type's)", lambda r: r.get("cars", {}).get("ra")),
-    ("NLI citation precision", lambda r: r.get("nli", {}).get("precision")),
-    ("NLI citation recall", lambda r: r.get("nli", {}).get("recall")),
-    ("citation leakage", lambda r: r.get("nli", {}).get("leakage")),
-    ("factual grounding", lambda r: r.get("nli", {}).get("grounding")),
-    ("contradiction rate", lambda r: r.get("nli", {}).get("contradiction_rate")),
-    ("mean ms / question", lambda r: r["mean_ms"]),
-)
-
-
-def _fmt(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, int):
-        return str(value)
-    return f"{value:.3f}" if value < 10 else f"{value:.0f}"
 
 
 if __name__ == "__main__":

@@ -1,19 +1,21 @@
-"""The conflictdesk terminal app: five screens (modes) over one injected Desk."""
+"""The conflictdesk terminal app: six screens (modes) over one injected Desk."""
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable
 from functools import partial
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from conflictdesk.app import OpenedRun
 from conflictdesk.tui.desk import Desk
 from conflictdesk.tui.screens.ask import AskScreen
+from conflictdesk.tui.screens.bench import BenchScreen
 from conflictdesk.tui.screens.collections import CollectionsScreen
 from conflictdesk.tui.screens.history import HistoryScreen
 from conflictdesk.tui.screens.models import ModelsScreen
@@ -26,7 +28,10 @@ SCREEN_CLASSES: dict[str, type[Screen]] = {
     "score": ScoreScreen,
     "history": HistoryScreen,
     "models": ModelsScreen,
+    "bench": BenchScreen,
 }
+# Screens reached by a key and the command palette but not (yet) shown in the nav bar.
+EXTRA_SCREENS: tuple[tuple[str, str, str], ...] = (("f6", "bench", "Bench"),)
 THEMES = ("textual-dark", "textual-light")
 
 
@@ -40,7 +45,7 @@ class ConflictDeskApp(App[None]):
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(key, f"switch_mode('{mode}')", label, show=False, priority=True)
-          for key, mode, label in SCREENS),
+          for key, mode, label in (*SCREENS, *EXTRA_SCREENS)),
         Binding("ctrl+t", "toggle_theme", "Theme", show=False, priority=True),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
@@ -70,10 +75,10 @@ class ConflictDeskApp(App[None]):
     def action_toggle_theme(self) -> None:
         self.theme = THEMES[1] if self.theme == THEMES[0] else THEMES[0]
 
-    async def open_run(self, mode: str, run: dict[str, Any]) -> None:
+    async def open_run(self, mode: str, run: OpenedRun) -> None:
         """Show a stored run on its screen, exactly as stored (nothing is recomputed)."""
         await self.switch_mode(mode)
-        shown = self.screen.reopen(run["result"], run.get("id"))
+        shown = self.screen.reopen(run.view, run.summary.id)
         if inspect.isawaitable(shown):
             await shown
 
@@ -83,7 +88,7 @@ class ConflictDeskApp(App[None]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        for key, mode, label in SCREENS:
+        for key, mode, label in (*SCREENS, *EXTRA_SCREENS):
             yield SystemCommand(f"Go to {label}", f"Open the {label} screen ({key.upper()})",
                                 partial(self.switch_mode, mode))
         yield SystemCommand("Import files", "Import files or a folder into a collection",

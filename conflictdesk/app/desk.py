@@ -165,11 +165,14 @@ class Desk(ScoringUseCases):
         *,
         on_event: AskEvent | None = None,
         cancel: threading.Event | None = None,
+        save_run: bool = True,
     ) -> AskOutcome:
         """Retrieve (or take the inline documents), analyse, answer, store the run.
 
         Retrieved passages keep their stored vectors and the query its vector, so the
-        analysis embeds nothing that is stored. `cancel` is checked between stages."""
+        analysis embeds nothing that is stored. `cancel` is checked between stages. With
+        `save_run=False` nothing goes to the history (benchmarks keep their own records);
+        the outcome's `run_id` is then 0."""
         emit = on_event or (lambda stage, value: None)
         backends = self.backends(ALL_ROLES)
         cache = self.store.cache if request.use_cache else None
@@ -194,6 +197,8 @@ class Desk(ScoringUseCases):
         emit(ANSWER, result)
         record = batch_record(request.id, analysis, result)
         outcome = AskOutcome(request, analysis, result, record, run_id=0)
+        if not save_run:
+            return outcome
         run_id = self.store.save_run("ask", request.to_json(), outcome.output_json(),
                                      record["method"])  # fmt: skip
         if not request.echo_id:

