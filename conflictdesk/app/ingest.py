@@ -19,7 +19,7 @@ import numpy as np
 
 from conflictdesk.backends.base import Embedder
 from conflictdesk.errors import InputError
-from conflictdesk.ingest.chunking import Chunk, chunk_text
+from conflictdesk.ingest.chunking import Chunk, iter_chunks
 from conflictdesk.ingest.readers import DEFAULT_MAX_BYTES, SourceDocument, discover, read_file
 from conflictdesk.retrieval.hybrid import EMBED_BATCH
 from conflictdesk.store import Store, content_sha256
@@ -79,18 +79,23 @@ def ingest_paths(
     on_event: EventFn | None = None,
     files: list[tuple[Path, str | None]] | None = None,
     embed_stream: EmbedStream | None = None,
+    batch_passages: int = EMBED_BATCH,
 ) -> IngestReport:
     """Ingest `paths` (files or folders) into `collection`, creating it if needed.
 
     `embedder=None` stores no vectors (`ingest --no-embed`); search embeds them later.
     `files` may pass an already discovered list (the CLI does, to size its progress bar).
     `embed_stream` embeds the batches' texts ahead, in order (a Ray pool does, `--ray`), with
-    the same batches as `embedder.embed`, so the stored vectors are the same."""
+    the same batches as `embedder.embed`, so the stored vectors are the same.
+    Passages are embedded `batch_passages` at a time (the embedder sorts each batch by
+    length), and a document's passages are cut segment by segment (`iter_chunks`), so
+    memory does not grow with the size of a folder."""
     emit = on_event or (lambda kind, path, detail: None)
     cid = store.ensure_collection(collection)
     report = IngestReport(collection, embedded_with=embedder.model_id if embedder else None)
-    listed = files if files is not None else list(discover(paths))
-    batches = _batches(store, cid, listed, report, emit, (max_bytes, max_words, overlap))
+    listed = files if files is not None else discover(paths)
+    limits = (max_bytes, max_words, overlap, batch_passages)
+    batches = _batches(store, cid, listed, report, emit, limits)
     model = embedder.model_id if embedder else None
     if embedder is None:
         for batch in batches:
@@ -105,6 +110,8 @@ def ingest_paths(
     stream = embed_stream or (lambda many: (embedder.embed(t) for t in many))
     for vectors in stream(texts(batch) for batch in batches):
         _store_batch(store, cid, planned.popleft(), vectors, model, report)
+    if report.passages_added:
+        store.dense_matrix(cid, embedder.model_id)  # writes the vector file for the next query
     return report
 
 
@@ -114,14 +121,15 @@ Batch = list[tuple[SourceDocument, list[Chunk]]]
 def _batches(
     store: Store,
     cid: int,
-    files: list[tuple[Path, str | None]],
+    files: Iterable[tuple[Path, str | None]],
     report: IngestReport,
     emit: EventFn,
-    limits: tuple[int, int, int],
+    limits: tuple[int, int, int, int],
 ) -> Iterator[Batch]:
-    """New documents, chunked, in batches of about EMBED_BATCH passages across files."""
-    max_bytes, max_words, overlap = limits
+    """New documents, chunked, in batches of about `batch_passages` passages across files."""
+    max_bytes, max_words, overlap, batch_passages = limits
     pending: Batch = []
+    pending_passages = 0
     seen: set[str] = set()
 
     def fail(path: str, reason: str) -> None:
@@ -149,10 +157,12 @@ def _batches(
                 continue
             seen.add(sha)
             doc = replace(doc, metadata={**doc.metadata, "file": str(path)})
-            pending.append((doc, chunk_text(doc.text, max_words=max_words, overlap=overlap)))
-            if sum(len(chunks) for _, chunks in pending) >= EMBED_BATCH:
+            chunks = list(iter_chunks(doc.text, max_words=max_words, overlap=overlap))
+            pending.append((doc, chunks))
+            pending_passages += len(chunks)
+            if pending_passages >= batch_passages:
                 yield pending
-                pending = []
+                pending, pending_passages = [], 0
         emit("file", str(path), f"{len(result.documents)} document(s)")
     if pending:
         yield pending

@@ -1,6 +1,7 @@
 """How much pair pruning (conflictdesk.scoring.prune) saves and what it costs: the share of
 pairs pruned, the recall of the pairs the encoder would label SUPPORTS or CONTRADICTS, and
-conflict F1 / relation macro-F1 with and without pruning, on cached encoder scores."""
+conflict F1 / relation macro-F1 with and without pruning (after the gate), and with every
+pair labelled (no gate either), on cached encoder scores."""
 
 from __future__ import annotations
 
@@ -58,8 +59,14 @@ def effect(case_set: CaseSet, sims: np.ndarray, threshold: float) -> dict[str, A
                                                       case_set.groups, n))  # fmt: skip
     cut = evaluate(case_set.cases, predict_relations(probabilities, case_set.gate | pruned,
                                                      case_set.groups, n))  # fmt: skip
+    every = evaluate(case_set.cases, predict_relations(probabilities, np.zeros_like(case_set.gate),
+                                                       case_set.groups, n))  # fmt: skip
     return {
         "pairs": len(sims), "model_pairs": int((~case_set.gate).sum()),
+        # every claim x document pair through the encoder (no gate, no pruning): the
+        # exhaustive labelling that gate + pruning is measured against
+        "every_pair_conflict_f1": every["detection"]["f1"],
+        "every_pair_macro_f1": every["relations"]["macro_f1"],
         "pruned": int(pruned.sum()),
         "evidence_recall": float((sims[evidence] >= threshold).mean()) if evidence.any() else 1.0,
         "conflict_f1": [full["detection"]["f1"], cut["detection"]["f1"]],
