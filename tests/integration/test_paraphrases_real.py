@@ -63,13 +63,12 @@ def _answer(analysis) -> str:
     return analysis.stance.value
 
 
-# Known wording-dependence, recorded as strict expected failures: the claim frame reads
-# "what is the height of" as asking for an entity and "how tall" for a number (claims.py), the
-# compound question's tense changes with its order, and "good for" shifts the type model.
+# Known wording-dependence, recorded as strict expected failures: "What is ... good for" asks
+# for any kind and the passages agree on a dose rather than the description "What does ... do"
+# gets, and the NLI model reads "CEO" against passages that say "chief executive" less surely,
+# which tips the type model between outdated and complementary (probability 0.42 either way).
 UNSTABLE = {
-    "ysolde-height": "answer kind differs between 'how tall' and 'what is the height of'",
-    "quillmere-lighthouse": "compound question: the type follows which half comes first",
-    "lumivex-benefits": "one wording tips no_conflict (uncertain) into complementary",
+    "lumivex-benefits": "'good for' takes the agreed number, 'what does ... do' a sentence",
     "orvane-ceo": "'CEO' tips outdated into complementary (the other two wordings: outdated)",
 }
 
