@@ -19,9 +19,8 @@ from pathlib import Path
 
 from conflictdesk.backends.registry import load_backends
 from conflictdesk.config import load_config
-from conflictdesk.training.features import EmbeddingCache
 from conflictdesk.training.nli_data import data_root
-from conflictdesk.training.subjectivity import probe_data, train_probe
+from conflictdesk.training.subjectivity import cached_probe
 from conflictdesk.training.type_cache import cached_evidence
 from conflictdesk.training.type_report import print_report, save_model
 from conflictdesk.training.type_selection import evaluate, fit_chosen, grid
@@ -46,7 +45,8 @@ def main() -> int:
     backends = load_backends(load_config(), roles=("embedder", "nli", "pair"))
     cases = load_typed_cases(args.cases or data_root() / "typed_dev" / "cases.jsonl")
     evidence = cached_evidence(cases, backends, args.work / "evidence.pkl")
-    probe = train_cached_probe(backends, args.work)
+    probe, probe_accuracy = cached_probe(backends.embedder, data_root(), args.work)
+    print(f"subjectivity probe: held-out accuracy {probe_accuracy:.3f} (PERSPECTRUM dev vs facts)")
     rows = case_rows(evidence, probe)
     report = evaluate(rows, grid())
     print_report(report)
@@ -55,15 +55,6 @@ def main() -> int:
     if not args.eval_only:
         save_model(fit_chosen(rows, report, probe, NAME))
     return 0
-
-
-def train_cached_probe(backends, work: Path):
-    """The subjectivity probe, its texts' embeddings cached under `work`."""
-    cache = EmbeddingCache(work / "probe_embeddings.npz", backends.embedder.embed)
-    embedder = backends.embedder.model_id.partition("@")[0]
-    probe, accuracy = train_probe(probe_data(data_root()), cache.embed, embedder)
-    print(f"subjectivity probe: held-out accuracy {accuracy:.3f} (PERSPECTRUM dev vs facts)")
-    return probe
 
 
 if __name__ == "__main__":

@@ -12,8 +12,7 @@
 - Wh-question: candidate answers come from the on-topic passages (see `tag.py`). The kind
   asked for is read from the question: dates (when, what year), numbers with units (how
   many/much/tall/...), capitalised entities (who, where, which), any of them (other
-  what-questions: the kind on which most passages agree, `method` "rule:agreed-<kind>"),
-  or a whole sentence (why, how, what does/do/did). A passage's answer
+  what-questions), or a whole sentence (why, how, what does/do/did). A passage's answer
   sits in its most query-relevant sentence that states something besides a date and holds
   a span of that kind: the span nearest to the question's relation words, minus spans
   found in the question (entities sharing a word with it); that sentence becomes its key
@@ -31,7 +30,7 @@
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
 from conflictdesk.analysis import text as tx
@@ -257,10 +256,8 @@ def frame_query(
         return ClaimFrame(query, form, declarative(query)), {}
     on_topic = [p for p in passages if p.id in topicality]
     asked = answer_kind(query)
-    agreed = _agreed_kind(query, on_topic, ranked) if asked == "any" else None
     for kind in dict.fromkeys((asked, "any", "sentence")):
-        found = agreed[1] if agreed and kind == "any" else None
-        found = found or _collect_answers(query, kind, on_topic, ranked)
+        found = _collect_answers(query, kind, on_topic, ranked)
         if found:
             break
     if not found:
@@ -279,8 +276,6 @@ def frame_query(
     hypothesis = leading.text if leading.kind == "sentence" else answer_claim(query, leading.text)
     answers = {pid: (surface[key][0], found[pid][3]) for key in ordered for pid in groups[key]}
     method = "rule" if kind == asked else f"rule:{kind}-fallback"
-    if agreed and kind == "any":
-        method = f"rule:agreed-{agreed[0]}"
     return ClaimFrame(query, form, hypothesis, candidates, leading.text, method), answers
 
 
@@ -294,26 +289,6 @@ def _merge_coarse_dates(groups: dict[str, list[int]], votes: dict[str, float]) -
             target = max(finer, key=lambda k: (votes[k], k))
             groups[target] += groups.pop(coarse)
             votes[target] += votes.pop(coarse)
-
-
-def _agreed_kind(
-    query: str, passages: Sequence[Passage], ranked: Mapping[int, Sequence[str]]
-) -> tuple[str, dict[int, tuple[str, str, str, str]]] | None:
-    """For a question whose wording does not fix the answer kind ("What is the height of
-    X?"): the span kind on which the passages converge — the most passages holding one
-    value of it, then the most passages holding any — with each passage's answer of that
-    kind; None when no passage holds a span. The wording then cannot pull in a name that
-    merely sits nearer the question's words than the value the documents agree on."""
-    best: tuple[tuple[int, int], str, dict[int, tuple[str, str, str, str]]] | None = None
-    for kind in ("date", "number", "entity"):
-        found = _collect_answers(query, kind, passages, ranked)
-        if not found:
-            continue
-        counts = Counter(key for key, _, _, _ in found.values())
-        score = (max(counts.values()), len(found))
-        if best is None or score > best[0]:
-            best = (score, kind, found)
-    return (best[1], best[2]) if best else None
 
 
 def _collect_answers(

@@ -13,11 +13,13 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from conflictdesk.analysis.evidence_signals import SubjectivityProbe
+from conflictdesk.analysis.evidence_signals import SubjectivityProbe, probe_from_json
 from conflictdesk.analysis.text import sentences
+from conflictdesk.training.features import EmbeddingCache
 
 PER_SIDE = 4000
 MIN_WORDS, MAX_WORDS = 5, 40
@@ -105,4 +107,20 @@ def train_probe(
     probe = SubjectivityProbe(embedder_id, w, b)
     test = np.asarray(embed(list(data.test_texts)), dtype=np.float64)
     accuracy = float(((probe.score(test) >= 0.5) == data.test_labels).mean())
+    return probe, accuracy
+
+
+def cached_probe(embedder: Any, root: Path, work: Path) -> tuple[SubjectivityProbe, float]:
+    """The probe for `embedder` from `work/probe.json` when it was trained for that embedder,
+    else trained (its texts' embeddings cached in `work`) and saved there."""
+    path = work / "probe.json"
+    name = embedder.model_id.partition("@")[0]
+    if path.exists():
+        blob = json.loads(path.read_text(encoding="utf-8"))
+        if blob["probe"]["embedder"] == name and blob.get("per_side") == PER_SIDE:
+            return probe_from_json(blob["probe"]), float(blob["accuracy"])
+    cache = EmbeddingCache(work / "probe_embeddings.npz", embedder.embed)
+    probe, accuracy = train_probe(probe_data(root), cache.embed, name)
+    blob = {"probe": probe.to_json(), "accuracy": accuracy, "per_side": PER_SIDE}
+    path.write_text(json.dumps(blob), encoding="utf-8")
     return probe, accuracy

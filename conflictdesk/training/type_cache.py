@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import pickle
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,26 +93,26 @@ def run_case(case: TypedCase, backends: Any) -> CaseEvidence:
 
 
 def cached_evidence(
-    cases: Sequence[TypedCase], backends: Any, path: Path, *, log: Any = print
+    cases: Sequence[TypedCase], backends: Any, path: Path, *, log: Any = None
 ) -> list[CaseEvidence]:
     """Every case's evidence, from `path` where its key matches, else computed and saved."""
+    log = log or (lambda message: print(message, file=sys.stderr))
     store: dict[str, CaseEvidence] = {}
     if path.exists():
         store = pickle.loads(path.read_bytes())
     fingerprint = stage_fingerprint(backends)
-    out, fresh = [], 0
-    for n, case in enumerate(cases):
-        key = _case_key(case, fingerprint)
+    keys = [_case_key(case, fingerprint) for case in cases]
+    fresh = 0
+    for n, (case, key) in enumerate(zip(cases, keys, strict=True)):
         if key not in store:
             store[key] = run_case(case, backends)
             fresh += 1
             if fresh % 10 == 0:
                 log(f"  analysed {n + 1}/{len(cases)} cases")
                 _save(store, path)
-        out.append(store[key])
-    if fresh:
-        _save(store, path)
-    return out
+    if fresh or len(store) != len(set(keys)):
+        _save({key: store[key] for key in keys}, path)  # stale entries dropped
+    return [store[key] for key in keys]
 
 
 def _save(store: dict[str, CaseEvidence], path: Path) -> None:

@@ -63,12 +63,14 @@ def _answer(analysis) -> str:
     return analysis.stance.value
 
 
-# Known wording-dependence, recorded as strict expected failures: "What is ... good for" asks
-# for any kind and the passages agree on a dose rather than the description "What does ... do"
-# gets, and the NLI model reads "CEO" against passages that say "chief executive" less surely,
-# which tips the type model between outdated and complementary (probability 0.42 either way).
+# Known wording-dependence, recorded as strict expected failures: the claim frame reads
+# "what is the height of" as asking for any kind and takes a name near the question's words
+# ("how tall" asks for a number, claims.py); "what is ... good for" likewise, where "what does
+# ... do" asks for a sentence; and the NLI model reads "CEO" against passages that say "chief
+# executive" less surely, which tips the type model between outdated and complementary.
 UNSTABLE = {
-    "lumivex-benefits": "'good for' takes the agreed number, 'what does ... do' a sentence",
+    "ysolde-height": "answer kind differs between 'how tall' and 'what is the height of'",
+    "lumivex-benefits": "one wording tips no_conflict (uncertain) into outdated",
     "orvane-ceo": "'CEO' tips outdated into complementary (the other two wordings: outdated)",
 }
 
