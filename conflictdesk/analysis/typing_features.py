@@ -18,6 +18,7 @@ from datetime import date
 
 import numpy as np
 
+from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.claims import answer_kind
 from conflictdesk.analysis.dates import find_dates, passage_date
@@ -138,7 +139,7 @@ def question_features(query: str) -> dict[str, float]:
     answer cannot have changed since. A compound question ("When was X built and how tall
     is it?") is read in the clause that asks for the answer kind of the whole question, so
     the order of its clauses does not change the tense."""
-    words = [w.lower() for w in tx.words(asked_clause(query))]
+    words = [w.lower() for w in vocab.words(asked_clause(query))]
     auxiliary = next((w for w in words[:4] if w in PAST_AUXILIARIES | PRESENT_AUXILIARIES), "")
     past = auxiliary in PAST_AUXILIARIES or (len(words) > 1 and words[1].endswith("ed"))
     return {"question_past": float(past)}
@@ -287,7 +288,7 @@ def _time_separated(dated: dict[int, date], answers: dict[int, str]) -> float:
 def subjectivity(text: str) -> float:
     """Share of a text's words in the subjective word classes (module docstring), plus
     exclamation and question marks, per word."""
-    words = [w.lower() for w in tx.words(text)]
+    words = [w.lower() for w in vocab.words(text)]
     if not words:
         return 0.0
     marked = sum(
