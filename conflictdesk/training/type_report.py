@@ -17,7 +17,7 @@ LICENCE = (
 )
 SOURCE = (
     "multinomial logistic regression over conflictdesk.analysis.typing_features (feature set "
-    "and L2 chosen by CV grouped by case), fitted on /work/shared/data/typed_dev/cases.jsonl "
+    "and L2 chosen by CV grouped by case), fitted on typed_dev/cases.jsonl (the data folder) "
     "by scripts/train_type_classifier.py"
 )
 
