@@ -36,7 +36,7 @@ def main() -> int:
         type=Path,
         default=None,
         help="typed cases (default: typed_dev/cases.jsonl in the data folder, "
-        "CONFLICTDESK_DATA or ../shared/data)",
+        "CONFLICTDESK_DATA or data_dir in the configuration file)",
     )
     parser.add_argument("--work", type=Path, default=Path(".train/types"), help="cache folder")
     parser.add_argument("--report", type=Path, help="write the figures as JSON here")
