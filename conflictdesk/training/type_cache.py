@@ -2,8 +2,8 @@
 
 Each case runs through `analyze` once (no LLM, the rule classifier, whose type is kept as a
 baseline); what the type model reads (`Evidence`, with the passage vectors) is pickled under
-`.train/`. The cache key covers the case, the back-ends' model ids and the source of every
-analysis stage before typing, so a change to any of them recomputes."""
+`.train/`. The cache key covers the case, the back-ends' model ids and the source of the
+analysis modules (all but the ones that only read the evidence), so a change to any of them recomputes."""
 
 from __future__ import annotations
 
@@ -24,18 +24,8 @@ from conflictdesk.types import ConflictType
 if TYPE_CHECKING:
     from conflictdesk.training.types import TypedCase
 
-STAGE_MODULES = (
-    "claims",
-    "cluster",
-    "dates",
-    "kappa",
-    "packet",
-    "pair_features",
-    "pairs",
-    "pipeline",
-    "tag",
-    "text",
-)
+# Modules that only read the evidence: a change to them does not change what is cached.
+READERS_OF_EVIDENCE = frozenset({"typing_features.py", "evidence_signals.py", "type_model.py"})
 
 
 @dataclass(frozen=True)
@@ -57,8 +47,9 @@ def stage_fingerprint(backends: Any) -> str:
     for role in ("embedder", "nli", "pair"):
         backend = getattr(backends, role, None)
         digest.update(str(getattr(backend, "model_id", None)).encode())
-    for name in STAGE_MODULES:
-        digest.update((base / f"{name}.py").read_bytes())
+    for path in sorted(base.glob("*.py")):
+        if path.name not in READERS_OF_EVIDENCE:
+            digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 
