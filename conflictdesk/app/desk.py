@@ -181,12 +181,19 @@ class Desk(ScoringUseCases):
         emit(RETRIEVE, retrieval)
         analysis, result, record = answer_retrieval(request, retrieval, backends, cache,
                                                     emit, cancel)  # fmt: skip
-        return self.store_ask(request, analysis, result, record)
+        return self.store_ask(request, analysis, result, record, save_run=save_run)
 
     def store_ask(
-        self, request: AskRequest, analysis: Any, result: Any, record: dict
+        self,
+        request: AskRequest,
+        analysis: Any,
+        result: Any,
+        record: dict,
+        *,
+        save_run: bool = True,
     ) -> AskOutcome:
-        """Store an answered question as a run; the record gets the run id unless echoed."""
+        """Store an answered question as a run (unless `save_run` is false); the record gets
+        the run id unless echoed."""
         outcome = AskOutcome(request, analysis, result, record, run_id=0)
         if not save_run:
             return outcome
