@@ -14,8 +14,8 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from conflictdesk.evaluation.abstention import coverage, verdicts
-from conflictdesk.training.fusion import TRAINING_SETS, load_sets, nli_alone
+from conflictdesk.evaluation.abstention import abstention_report, render_abstention
+from conflictdesk.training.fusion import TRAINING_SETS, load_sets
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -32,26 +32,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from conflictdesk.config import load_config
 
     fusion = load_backends(load_config(threads=args.threads), roles=("nli",)).fusion
-    report = {}
-    for name, case_set in load_sets(args.work, args.threads).items():
-        if name in TRAINING_SETS:
-            continue
-        labellers = {"nli": nli_alone(case_set.x)}
-        if fusion is not None:
-            labellers["fusion"] = fusion.probabilities(case_set.x)
-        report[name] = {label: {"coverage": coverage(p, case_set), **verdicts(p, case_set)}
-                        for label, p in labellers.items()}  # fmt: skip
-    if args.json:
-        print(json.dumps(report, indent=1))
-        return 0
-    for name, labellers in report.items():
-        for label, r in labellers.items():
-            s = r["settled"]
-            print(f"{name} / {label}: verdict uncertain on {r['uncertain_share']:.0%} of the "
-                  f"cases; on the {s['cases']} settled ones conflict F1 {s['f1']:.3f}")  # fmt: skip
-            for point in r["coverage"]:
-                print("  t={threshold:.2f} coverage={coverage:.3f} accuracy={accuracy:.3f}".format(
-                    **point))  # fmt: skip
+    sets = load_sets(args.work, args.threads)
+    report = abstention_report(sets, fusion, TRAINING_SETS)
+    print(json.dumps(report, indent=1) if args.json else render_abstention(report))
     return 0
 
 

@@ -9,7 +9,7 @@ PYTHON=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 PIP=".venv/bin/python -m pip"
 $PIP install -q --upgrade pip
-$PIP install -q -e '.[test,dev]'
+$PIP install -q -e '.[test,dev,scale]'  # scale: Ray, whose tests run in CI
 # llama.cpp's CPU flags for THIS machine: instruction sets it lacks are never compiled in
 # (a forced AVX-512 build dies with "Illegal instruction" on AVX2-only CPUs), AMX stays off
 # (its kernels crashed some servers), Apple machines get Metal.

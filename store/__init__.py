@@ -2,10 +2,17 @@
 
 Installed as `conflictdesk.store` (see pyproject's package-dir mapping)."""
 
-from conflictdesk.store.database import NotFoundError, SqliteCache, Store, content_sha256
+from conflictdesk.store.database import (
+    NotFoundError,
+    ReadOnlyCache,
+    SqliteCache,
+    Store,
+    content_sha256,
+)
 
 __all__ = [
     "NotFoundError",
+    "ReadOnlyCache",
     "SqliteCache",
     "Store",
     "content_sha256",

@@ -9,10 +9,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from conflictdesk.bench.cases import TestCase
 from conflictdesk.bench.checkers import Check
 from conflictdesk.bench.metrics import Outcome
-from conflictdesk.bench.runner import check_from_json, check_json
+from conflictdesk.bench.runner import BenchCase, check_from_json, check_json, outcomes_of
 from conflictdesk.bench.testees import Reply
 from conflictdesk.store.database import NotFoundError, Store, _now
 
@@ -86,7 +85,7 @@ class BenchStore:
             ).fetchone()
         return None if row is None else check_from_json(json.loads(row[0]))
 
-    def save_check(self, testee: str, case: TestCase, checker: str, check: Check) -> None:
+    def save_check(self, testee: str, case: BenchCase, checker: str, check: Check) -> None:
         with self.store._write() as conn:
             conn.execute(
                 """INSERT INTO bench_checks (run_id, testee, case_id, checker, ok, verdict,
@@ -136,11 +135,13 @@ def run_outcomes(store: Store, run_id: int, checker: str | None = None) -> list[
     name = checker or get_run(store, run_id).config.get("checker", "")
     with store._lock:
         rows = store.conn.execute(
-            """SELECT testee, case_id, tags, metrics, ok FROM bench_checks
+            """SELECT testee, case_id, tags, metrics, verdict FROM bench_checks
                WHERE run_id = ? AND checker = ? ORDER BY id""",
             (run_id, name),
         ).fetchall()
     return [
-        Outcome(r[0], r[1], tuple(json.loads(r[2])), tuple(json.loads(r[3])), bool(r[4]))
+        outcome
         for r in rows
-    ]
+        for outcome in outcomes_of(r[0], r[1], tuple(json.loads(r[2])),
+                                   tuple(json.loads(r[3])), check_from_json(json.loads(r[4])))
+    ]  # fmt: skip

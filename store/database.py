@@ -77,6 +77,25 @@ class SqliteCache:
             return int(self._store.conn.execute(sql, params).fetchone()[0])
 
 
+class ReadOnlyCache:
+    """`JudgmentCache` lookups on a read-only connection (the cache reader of a Ray batch,
+    beside a driver that writes); `put` is refused."""
+
+    def __init__(self, path: str | Path) -> None:
+        uri = Path(path).resolve().as_uri() + "?mode=ro"
+        self.conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+
+    def get(self, stage: str, model_id: str, input_hash: str) -> Any | None:
+        row = self.conn.execute(
+            "SELECT output FROM model_calls WHERE stage = ? AND model_id = ? AND input_hash = ?",
+            (stage, model_id, input_hash),
+        ).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def put(self, stage: str, model_id: str, input_hash: str, output: Any, ms: float) -> None:
+        raise PermissionError("a read-only judgment cache is not written")
+
+
 class Store(SearchIndex):
     """Open with `Store.open(path)` (or ":memory:"); migrations run on open."""
 

@@ -6,6 +6,7 @@ connection, lock and collection bookkeeping, declared below."""
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 from array import array
@@ -17,6 +18,9 @@ import numpy as np
 
 from conflictdesk.errors import ConflictDeskError
 from conflictdesk.retrieval.lexical import match_expression, prune_common_terms, query_terms
+from conflictdesk.store.vectors import Fingerprint, read_vectors, vector_dir, write_vectors
+
+log = logging.getLogger(__name__)
 
 FTS_TOKENIZER = "porter unicode61"  # must match passages_fts in m001_initial
 TERM_CACHE_SIZE = 100_000
@@ -104,6 +108,7 @@ class SearchIndex:
     _terms: TermCounter
     _write: Callable[[], AbstractContextManager[sqlite3.Connection]]
     _generation: Callable[[int], int]
+    path: str
     collection_id: Callable[[str], int]
     passages: Callable[[Sequence[int]], list]
 
@@ -147,9 +152,40 @@ class SearchIndex:
             generation = self._generation(collection_id)
             cached = self._dense.get((collection_id, model_id))
             if cached is None or cached.generation != generation:
-                cached = DenseMatrix(generation, *self._load_vectors(collection_id, model_id))
+                cached = DenseMatrix(generation, *self._mapped_vectors(collection_id, model_id))
                 self._dense[(collection_id, model_id)] = cached
             return cached.ids, cached.matrix
+
+    def _mapped_vectors(self, collection_id: int, model_id: str) -> tuple[np.ndarray, np.ndarray]:
+        """The vector file beside the database when it matches the store (memory-mapped, no
+        load step); else the vectors from SQLite, then written to the file for next time."""
+        folder = vector_dir(self.path)
+        if folder is None:
+            return self._load_vectors(collection_id, model_id)
+        expected = self._fingerprint(collection_id, model_id)
+        found = read_vectors(folder, collection_id, model_id, expected)
+        if found is not None:
+            return found
+        ids, matrix = self._load_vectors(collection_id, model_id)
+        if len(ids):
+            try:
+                write_vectors(folder, collection_id, model_id, ids, matrix, expected)
+            except OSError as exc:  # a read-only folder: search still works, from SQLite
+                log.warning("vector file not written in %s: %s", folder, exc)
+        return ids, matrix
+
+    def _fingerprint(self, collection_id: int, model_id: str) -> Fingerprint:
+        """The collection's generation and the first and last passage id of its vectors
+        (index lookups when the collection is the whole index)."""
+        if self._is_whole_index(collection_id):
+            sql = "SELECT {}(passage_id) FROM embeddings WHERE model = ?"
+            params: tuple[int | str, ...] = (model_id,)
+        else:
+            sql = """SELECT {}(e.passage_id) FROM embeddings e JOIN passages p
+                     ON p.id = e.passage_id WHERE p.collection_id = ? AND e.model = ?"""
+            params = (collection_id, model_id)
+        low, high = (self.conn.execute(sql.format(f), params).fetchone()[0] for f in ("min", "max"))
+        return Fingerprint(self._generation(collection_id), int(low or 0), int(high or 0))
 
     def _load_vectors(self, collection_id: int, model_id: str) -> tuple[np.ndarray, np.ndarray]:
         """One query streamed into one buffer, viewed with np.frombuffer: no per-row arrays,

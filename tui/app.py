@@ -1,4 +1,4 @@
-"""The conflictdesk terminal app: five screens (modes) over one injected Desk."""
+"""The conflictdesk terminal app: six screens (modes) over one injected Desk."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from textual.screen import Screen
 from conflictdesk.app import OpenedRun
 from conflictdesk.tui.desk import Desk
 from conflictdesk.tui.screens.ask import AskScreen
+from conflictdesk.tui.screens.bench import BenchScreen
 from conflictdesk.tui.screens.collections import CollectionsScreen
 from conflictdesk.tui.screens.history import HistoryScreen
 from conflictdesk.tui.screens.models import ModelsScreen
@@ -27,7 +28,10 @@ SCREEN_CLASSES: dict[str, type[Screen]] = {
     "score": ScoreScreen,
     "history": HistoryScreen,
     "models": ModelsScreen,
+    "bench": BenchScreen,
 }
+# Screens reached by a key and the command palette but not (yet) shown in the nav bar.
+EXTRA_SCREENS: tuple[tuple[str, str, str], ...] = (("f6", "bench", "Bench"),)
 THEMES = ("textual-dark", "textual-light")
 
 
@@ -41,7 +45,7 @@ class ConflictDeskApp(App[None]):
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(key, f"switch_mode('{mode}')", label, show=False, priority=True)
-          for key, mode, label in SCREENS),
+          for key, mode, label in (*SCREENS, *EXTRA_SCREENS)),
         Binding("ctrl+t", "toggle_theme", "Theme", show=False, priority=True),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
@@ -84,7 +88,7 @@ class ConflictDeskApp(App[None]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        for key, mode, label in SCREENS:
+        for key, mode, label in (*SCREENS, *EXTRA_SCREENS):
             yield SystemCommand(f"Go to {label}", f"Open the {label} screen ({key.upper()})",
                                 partial(self.switch_mode, mode))
         yield SystemCommand("Import files", "Import files or a folder into a collection",

@@ -27,6 +27,7 @@ from conflictdesk.app import (
     RunSummary,
     ScoreView,
 )
+from conflictdesk.app.bench import BenchStatus, Score
 from conflictdesk.stages import ASK_STAGES
 from conflictdesk.types import Document, Passage
 
@@ -82,3 +83,11 @@ class Desk(Protocol):
     def run(self, run_id: int) -> OpenedRun: ...
 
     def models(self, verify: bool = False) -> ModelsReport: ...
+
+    def bench_runs(self) -> list[BenchStatus]:
+        """Stored bench runs, newest first, each with its progress read fresh."""
+        ...
+
+    def bench_scores(self, run_id: int) -> list[Score]:
+        """A bench run's metric table, from the store alone."""
+        ...

@@ -29,6 +29,7 @@ from conflictdesk.app import (
     count_files,
     load_settings,
 )
+from conflictdesk.app.bench import BenchStatus, Score, bench_scores, bench_statuses
 from conflictdesk.stages import ANSWER, EMBED, RETRIEVE, SHOWN_AS
 from conflictdesk.tui.desk import EventFn, ProgressFn
 from conflictdesk.types import Document, Passage
@@ -136,6 +137,14 @@ class DeskEngine:
         report = self.desk.models_report(verify=verify)
         self._llm = report.llm_ready
         return report
+
+    # -- bench -------------------------------------------------------------------------------
+
+    def bench_runs(self) -> list[BenchStatus]:
+        return bench_statuses(self.desk)
+
+    def bench_scores(self, run_id: int) -> list[Score]:
+        return bench_scores(self.desk, run_id)
 
 
 def event_stage(event: str) -> str | None:

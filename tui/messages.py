@@ -8,6 +8,7 @@ from __future__ import annotations
 from textual.message import Message
 
 from conflictdesk.app import AskView, IngestSummary, ModelsReport, ScoreView
+from conflictdesk.app.bench import BenchStatus, Score
 from conflictdesk.terminal import safe_line
 
 
@@ -71,6 +72,16 @@ class ModelsLoaded(Message):
         self.job = job
         self.report = report
         self.verified = verified
+
+
+class BenchRunsRead(Message):
+    """The bench runs and, for the selected run, its metric table were read from the store."""
+
+    def __init__(self, runs: list[BenchStatus], scores: list[Score], selected: int | None) -> None:
+        super().__init__()
+        self.runs = runs
+        self.scores = scores
+        self.selected = selected
 
 
 class WorkCancelled(Message):

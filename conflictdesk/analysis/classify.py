@@ -26,9 +26,11 @@ The verdict records the rationale and the signals the rule read."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Any
+
+import numpy as np
 
 from conflictdesk.analysis.calls import llm_json
 from conflictdesk.analysis.dates import passage_date
@@ -157,13 +159,17 @@ def classify_conflict(
     cache: JudgmentCache | None = None,
     tau: float = 0.5,
     type_model: TypeModel | None = None,
+    vectors: Mapping[int, np.ndarray] | None = None,
+    query_vector: np.ndarray | None = None,
 ) -> ConflictVerdict:
     """The CONFLICTS type of the packet: the LLM's Figure 2 answer, else the type model's,
     else (no model given) the rules."""
     if llm is not None:
         return classify_with_llm(query, packet, llm, cache)
     if type_model is not None:
-        evidence = Evidence(query, packet, tagging, clusters, score, detection)
+        evidence = Evidence(
+            query, packet, tagging, clusters, score, detection, vectors, query_vector
+        )
         return classify_by_model(type_model, evidence)
     return classify_by_rules(query, packet, tagging, clusters, score, detection, tau=tau)
 

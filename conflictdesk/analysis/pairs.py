@@ -43,7 +43,7 @@ from conflictdesk.analysis.pair_features import (
 from conflictdesk.analysis.types import ConflictPair, PairDetection, Tagging
 from conflictdesk.backends.base import Backends, Generator, JudgmentCache
 from conflictdesk.errors import ModelIntegrityError, ModelOutputError
-from conflictdesk.types import PAIR_TYPES, PairScores, PairType, Passage
+from conflictdesk.types import PAIR_TYPES, NLIScores, PairScores, PairType, Passage
 
 TAU_C = 0.7
 KEY_SENTENCE_WORDS = 60  # a longer key "sentence" (text without punctuation) is clipped
@@ -259,8 +259,17 @@ def _nli_pairs(
             p1,
             c1,
             f"NLI on key sentences: {forward.label} / {backward.label}",
+            _nli_triples(forward, backward),
         )
     return out
+
+
+def _nli_triples(forward: NLIScores, backward: NLIScores) -> tuple[float, ...]:
+    """Both directions' probabilities, kept on the pair for the type model's agreement
+    features."""
+    return tuple(
+        float(x) for s in (forward, backward) for x in (s.entailment, s.neutral, s.contradiction)
+    )
 
 
 def _llm_pair(

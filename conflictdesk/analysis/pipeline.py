@@ -162,6 +162,8 @@ def analyze(
     run = _Run(on_event, opts.cancel)
     llm = backends.llm if opts.use_llm else None
 
+    query_row: list[np.ndarray] = []  # the query's vector, kept for the type model
+
     def embed() -> tuple[list[Passage], np.ndarray, dict[int, float], str]:
         vectors = embed_passages(
             query, passages, backends.embedder, passage_vectors or {}, query_vector
@@ -169,6 +171,7 @@ def analyze(
         cosine = vectors[1:] @ vectors[0]
         similarity = {p.id: float(c) for p, c in zip(passages, cosine, strict=True)}
         scored, how = with_relevance(passages, similarity)
+        query_row.append(vectors[0])
         return scored, vectors[1:], similarity, how
 
     scored, vectors, similarity, relevance_method = run.stage("embed", embed)
@@ -220,6 +223,8 @@ def analyze(
             cache=cache,
             tau=opts.tau,
             type_model=_type_model(opts) if llm is None else None,
+            vectors={p.id: v for p, v in zip(scored, vectors, strict=True)},
+            query_vector=query_row[0],
         ),
     )
     resolution = run.stage(

@@ -126,6 +126,7 @@ def _detection(d: dict[str, Any]) -> PairDetection:
             _optional(p.get("stage1_prob")),
             _optional(p.get("stage1_confidence")),
             p.get("rationale", ""),
+            tuple(float(x) for x in p.get("nli", ())),
         )
         for p in d["pairs"]
     )

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from conflictdesk.analysis.evidence_signals import SubjectivityProbe, probe_from_json
 from conflictdesk.analysis.types import ConflictVerdict
 from conflictdesk.analysis.typing_features import FEATURE_NAMES, Evidence, type_features
 from conflictdesk.backends.manifest import Manifest
@@ -41,6 +42,7 @@ class TypeModel:
     weights: np.ndarray  # (features, classes)
     bias: np.ndarray  # (classes,)
     threshold: float  # below this top probability the type is uncertain
+    probe: SubjectivityProbe | None = None  # for the probe_* features, when the model reads them
 
     def probabilities(self, features: Mapping[str, float]) -> dict[ConflictType, float]:
         """P(type | features) for every class."""
@@ -61,6 +63,7 @@ class TypeModel:
             "weights": self.weights.round(8).tolist(),
             "bias": self.bias.round(8).tolist(),
             "threshold": self.threshold,
+            "subjectivity_probe": self.probe.to_json() if self.probe is not None else None,
         }
 
 
@@ -81,6 +84,9 @@ def type_model_from_json(blob: Mapping[str, Any]) -> TypeModel:
         weights=np.asarray(blob["weights"], dtype=np.float64),
         bias=np.asarray(blob["bias"], dtype=np.float64),
         threshold=float(blob["threshold"]),
+        probe=probe_from_json(blob["subjectivity_probe"])
+        if blob.get("subjectivity_probe")
+        else None,
     )
 
 
@@ -102,7 +108,11 @@ def load_type_model(models_dir: Path) -> TypeModel:
 def classify_by_model(model: TypeModel, evidence: Evidence) -> ConflictVerdict:
     """The most probable type, its probability, and `uncertain` below the model's threshold;
     the signals are the features and every type's probability."""
-    features = type_features(evidence)
+    if model.probe is not None and not evidence.vectors:
+        raise ModelMissingError(
+            f"type model {model.model_id} reads embedding features; pass the passage vectors"
+        )
+    features = type_features(evidence, model.probe)
     probs = model.probabilities(features)
     kind = max(probs, key=lambda k: probs[k])
     confidence = probs[kind]
@@ -111,7 +121,7 @@ def classify_by_model(model: TypeModel, evidence: Evidence) -> ConflictVerdict:
     if uncertain:
         why = f"uncertain (below {model.threshold:.2f}; a reviewer should look): {why}"
     signals: dict[str, Any] = {
-        "features": {k: round(v, 4) for k, v in features.items()},
+        "features": {k: round(features[k], 4) for k in model.feature_names},
         "probabilities": {k.value: round(p, 4) for k, p in probs.items()},
     }
     return ConflictVerdict(kind, why, f"model:{model.model_id}", signals, confidence, uncertain)
@@ -136,9 +146,13 @@ def _explain(model: TypeModel, kind: ConflictType, features: Mapping[str, float]
 
 
 def check_features(model: TypeModel, names: tuple[str, ...]) -> None:
-    """The model must read exactly the features this code computes."""
-    if tuple(names) != model.feature_names:
+    """The model must read only features this code computes, and carry the subjectivity
+    probe when it reads the probe's features."""
+    unknown = set(model.feature_names) - set(names)
+    needs_probe = any(name.startswith("probe_") for name in model.feature_names)
+    if unknown or (needs_probe and model.probe is None):
         raise ModelMissingError(
-            f"type model {model.model_id} reads other features than this code computes; "
+            f"type model {model.model_id} reads features this code does not compute "
+            f"({', '.join(sorted(unknown)) or 'probe without its weights'}); "
             f"rebuild it with: {REBUILD}"
         )

@@ -217,6 +217,8 @@ class ConflictPair:
     stage1_prob: float | None  # the MLP's P(conflict), kept when stage 2 decided; None: no MLP
     stage1_confidence: float | None
     rationale: str = ""
+    # NLI stage 2: (entailment, neutral, contradiction) forward then backward; () otherwise
+    nli: tuple[float, ...] = field(default=(), compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -231,6 +233,7 @@ class ConflictPair:
                 None if self.stage1_confidence is None else _r(self.stage1_confidence)
             ),
             "rationale": self.rationale,
+            "nli": [_r(x) for x in self.nli],
         }
 
 

@@ -12,13 +12,22 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
+import numpy as np
+
 from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import text as tx
+from conflictdesk.analysis.claims import answer_kind
 from conflictdesk.analysis.dates import find_dates, passage_date
+from conflictdesk.analysis.evidence_signals import (
+    SIGNAL_NAMES,
+    SubjectivityProbe,
+    embedding_signals,
+    pair_signals,
+)
 from conflictdesk.analysis.types import (
     Cluster,
     ConflictScore,
@@ -53,6 +62,10 @@ DEGREE = frozenset(
 )
 PAST_AUXILIARIES = frozenset(["was", "were", "did", "had"])
 PRESENT_AUXILIARIES = frozenset(["is", "are", "am", "does", "do", "has", "have"])
+_CLAUSE_BREAK = re.compile(
+    r"(?:,\s*(?:and\s+)?|\s+and\s+)(?=(?:what|who|whom|whose|when|where|which|why|how)\b)",
+    re.IGNORECASE,
+)
 _GRADED = re.compile(r"\b(?:more|less|most|least)\s+\w+|\b\w{3,}(?:est|ier)\b", re.IGNORECASE)
 
 FEATURE_NAMES = (
@@ -79,6 +92,7 @@ FEATURE_NAMES = (
     "exclaiming_share",
     "source_spread",
     "cluster_count",
+    *SIGNAL_NAMES,
 )
 
 
@@ -92,10 +106,13 @@ class Evidence:
     clusters: Sequence[Cluster]
     score: ConflictScore
     detection: PairDetection
+    vectors: Mapping[int, np.ndarray] | None = None  # passage id -> embedding, when known
+    query_vector: np.ndarray | None = None
 
 
-def type_features(ev: Evidence) -> dict[str, float]:
-    """Every feature of FEATURE_NAMES for one evidence set (module docstring)."""
+def type_features(ev: Evidence, probe: SubjectivityProbe | None = None) -> dict[str, float]:
+    """Every feature of FEATURE_NAMES for one evidence set (module docstring); the probe
+    measures subjectivity on the embeddings (`evidence_signals`)."""
     tags = ev.tagging.by_id()
     on_topic = [p for p in ev.packet if tags[p.id].on_topic] or list(ev.packet)
     answers = _answers(on_topic, tags, ev.tagging)
@@ -110,6 +127,8 @@ def type_features(ev: Evidence) -> dict[str, float]:
         **_style_features(on_topic),
         "source_spread": _source_spread(on_topic),
         "cluster_count": math.log1p(_clusters_of(on_topic, ev.clusters)),
+        **pair_signals(ev.detection.pairs, _dates(ev.packet, answers)),
+        **embedding_signals(ev.query_vector, on_topic, ev.vectors, probe),
     }
     return {name: float(features[name]) for name in FEATURE_NAMES}
 
@@ -117,11 +136,23 @@ def type_features(ev: Evidence) -> dict[str, float]:
 def question_features(query: str) -> dict[str, float]:
     """Whether the question asks in the past tense (its first auxiliary among the first four
     words is a past form, or a past-tense verb follows the question word): a past event's
-    answer cannot have changed since."""
-    words = [w.lower() for w in vocab.words(query)]
+    answer cannot have changed since. A compound question ("When was X built and how tall
+    is it?") is read in the clause that asks for the answer kind of the whole question, so
+    the order of its clauses does not change the tense."""
+    words = [w.lower() for w in vocab.words(asked_clause(query))]
     auxiliary = next((w for w in words[:4] if w in PAST_AUXILIARIES | PRESENT_AUXILIARIES), "")
     past = auxiliary in PAST_AUXILIARIES or (len(words) > 1 and words[1].endswith("ed"))
     return {"question_past": float(past)}
+
+
+def asked_clause(query: str) -> str:
+    """The clause of a compound wh-question (clauses joined by "and" or a comma before a
+    question word) whose answer kind is the whole question's; the query itself otherwise."""
+    clauses = [c for c in _CLAUSE_BREAK.split(query) if c.strip()]
+    if len(clauses) < 2:
+        return query
+    kind = answer_kind(query)
+    return next((c for c in clauses if answer_kind(c) == kind), query)
 
 
 def _answers(
@@ -218,6 +249,10 @@ def _time_features(on_topic: Sequence[Passage], answers: dict[int, str]) -> dict
         "time_separated": _time_separated(dated, answers),
         "text_dates": math.log1p(mentions / max(len(on_topic), 1)),
     }
+
+
+def _dates(passages: Sequence[Passage], answers: dict[int, str]) -> dict[int, date]:
+    return {p.id: d for p in passages if (d := _date_of(p, answers.get(p.id))) is not None}
 
 
 def _date_of(passage: Passage, answer: str | None) -> date | None:

@@ -14,6 +14,7 @@ from conflictdesk.app.desk import (
     verified_backends,
 )
 from conflictdesk.app.models_report import discover_models, models_report
+from conflictdesk.app.scale import RayBatch, ingest_on_ray, ray_batch
 from conflictdesk.app.scoring import (
     DEFAULT_LABELLER,
     LABELLERS,
@@ -46,6 +47,7 @@ from conflictdesk.backends.manifest import ROLES
 from conflictdesk.config import Settings, load_settings
 from conflictdesk.locations import shipped_examples, shipped_models
 from conflictdesk.retrieval.hybrid import Retrieval
+from conflictdesk.scale import RayOptions, ray_available
 
 __all__ = [
     "ALL_ROLES",
@@ -69,6 +71,8 @@ __all__ = [
     "ModelRow",
     "ModelsReport",
     "OpenedRun",
+    "RayBatch",
+    "RayOptions",
     "Regeneration",
     "Retrieval",
     "RunRecord",
@@ -81,8 +85,11 @@ __all__ = [
     "StoredResult",
     "count_files",
     "discover_models",
+    "ingest_on_ray",
     "load_settings",
     "models_report",
+    "ray_available",
+    "ray_batch",
     "shipped_examples",
     "shipped_models",
     "verified_backends",

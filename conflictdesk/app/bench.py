@@ -11,20 +11,30 @@ from pathlib import Path
 from typing import Any
 
 from conflictdesk.app.desk import ALL_ROLES, Desk
+from conflictdesk.app.scale import replies_on_ray
 from conflictdesk.app.wire import AskRequest
+from conflictdesk.bench import conflicts, truthfulqa
 from conflictdesk.bench.calibration import CheckerAccuracy, checker_accuracy, read_sample
-from conflictdesk.bench.cases import generate_cases
+from conflictdesk.bench.cases import METRICS, generate_cases
 from conflictdesk.bench.checkers import Checker, GgufChecker, OfflineChecker
 from conflictdesk.bench.corpus import corpus_digest, read_corpus, write_corpus
 from conflictdesk.bench.importer import Skipped, import_record
-from conflictdesk.bench.metrics import mcnemar_all, score_table
-from conflictdesk.bench.report import Checked, ReportData, html_report, markdown_report, tsv_export
+from conflictdesk.bench.metrics import Score, mcnemar_all, score_table
+from conflictdesk.bench.report import (
+    BREAKDOWN_TAGS,
+    Checked,
+    ReportData,
+    html_report,
+    markdown_report,
+    tsv_export,
+)
 from conflictdesk.bench.runner import OnStep, run_bench
 from conflictdesk.bench.testees import Testee, openai_testee, parse_testee_spec
 from conflictdesk.bench.testees.desk import AskTestee
 from conflictdesk.bench.testees.gguf import GeneratorTestee
 from conflictdesk.config import Settings
 from conflictdesk.errors import InputError, UsageError
+from conflictdesk.scale import RayOptions
 from conflictdesk.store.bench import BenchRun, BenchStore, get_run, list_runs, run_outcomes
 
 
@@ -52,6 +62,7 @@ class BenchOptions:
     tags: Sequence[str] = ()
     out: Path | None = None
     sample: Path | None = None
+    ray: RayOptions | None = None  # replies made on a Ray cluster (conflictdesk/app/scale.py)
 
 
 @dataclass(frozen=True)
@@ -71,7 +82,7 @@ class BenchResult:
             "scores": [
                 {"metric": s.metric, "testee": s.testee, "accuracy": s.accuracy, "n": s.n,
                  "ci95": list(s.interval)}
-                for s in score_table(self.data.outcomes)
+                for s in self.data.scores()
             ],
             "mcnemar": [
                 {"first": m.first, "second": m.second, "n10": m.n10, "n01": m.n01,
@@ -83,11 +94,12 @@ class BenchResult:
 
 
 def desk_ask(desk: Desk) -> Any:
-    """The ask pipeline through the Desk, as the AskTestee's `ask` callable."""
+    """The ask pipeline through the Desk, as the AskTestee's `ask` callable; the bench keeps
+    its own records, so no history run is saved."""
 
     def ask(query: str, passages: Sequence[Any]) -> tuple[Any, Any]:
         request = AskRequest(query, documents=tuple(passages), check_parametric=False)
-        outcome = desk.ask(request)
+        outcome = desk.ask(request, save_run=False)
         return outcome.analysis, outcome.answer
 
     return ask
@@ -146,6 +158,9 @@ def bench_run(
     before = recorder.counts()
     if on_total is not None:
         on_total(len(cases) * len(testees))
+    if options.ray is not None:
+        replies_on_ray(desk, cases, list(zip(options.testees or ["ask"], names)), recorder,
+                       options.ray)  # fmt: skip
     outcomes = run_bench(cases, testees, checker, recorder, on_step=on_step)
     recorder.finish()
     after = recorder.counts()
@@ -188,14 +203,67 @@ def bench_report(desk: Desk, run_id: int, checker: str | None, out: Path | None)
     outcomes = run_outcomes(desk.store, run.id, name)
     if not outcomes:
         raise UsageError(f"run {run.id} has no checks by {name!r}")
-    title = f"Ragability run {run.id} on {run.corpus}"
-    data = ReportData(title, name, outcomes, mcnemar_all(outcomes), "see the run's own report")
+    suite = run.config.get("suite", "ragability")
+    metrics = SUITE_METRICS.get(suite, METRICS)
+    title = f"{suite} run {run.id} on {run.corpus}"
+    breakdown = BREAKDOWN_TAGS if metrics == METRICS else tuple(
+        dict.fromkeys(t for o in outcomes for t in o.tags))  # fmt: skip
+    data = ReportData(title, name, outcomes, mcnemar_all(outcomes, metrics[0]),
+                      "see the run's own report", metrics, breakdown, metrics[0])  # fmt: skip
     files = write_reports(out or Path("bench-reports") / f"run-{run.id}", data, None)
-    return BenchResult(run.id, 0, 0, len(outcomes), data, files)
+    checked = len({(o.testee, o.case_id) for o in outcomes})
+    return BenchResult(run.id, 0, 0, checked, data, files)
 
 
 def bench_runs(desk: Desk) -> list[BenchRun]:
     return list_runs(desk.store)
+
+
+SUITE_METRICS: dict[str, tuple[str, ...]] = {
+    "ragability": METRICS, "conflicts": conflicts.METRICS, "truthfulqa": truthfulqa.METRICS,
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class BenchStatus:
+    """A stored run and how far it got: `total` (cases × testees) responses and checks are
+    expected; the counts are read fresh, so a run going on in another process shows live."""
+
+    id: int
+    suite: str
+    corpus: str
+    testees: tuple[str, ...]
+    checker: str
+    created: str
+    finished: str | None
+    total: int
+    responses: int
+    checks: int
+
+    @property
+    def fraction(self) -> float:
+        return min(1.0, self.checks / self.total) if self.total else 0.0
+
+
+def bench_statuses(desk: Desk) -> list[BenchStatus]:
+    """Every stored run, newest first, with its progress."""
+    statuses = []
+    for run in reversed(list_runs(desk.store)):
+        responses, checks = BenchStore(desk.store, run.id).counts()
+        testees = tuple(run.config.get("testees", ()))
+        statuses.append(BenchStatus(
+            run.id, run.config.get("suite", "ragability"), run.corpus, testees,
+            run.config.get("checker", ""), run.created, run.finished,
+            int(run.config.get("cases", 0)) * len(testees), responses, checks,
+        ))  # fmt: skip
+    return statuses
+
+
+def bench_scores(desk: Desk, run_id: int) -> list[Score]:
+    """A run's metric table (overall, per testee, with Wilson intervals) from the store."""
+    run = get_run(desk.store, run_id)
+    metrics = SUITE_METRICS.get(run.config.get("suite", "ragability"), METRICS)
+    return score_table(run_outcomes(desk.store, run.id), (), metrics)
 
 
 def bench_checker_accuracy(desk: Desk, sample: Path, checker: str) -> CheckerAccuracy:

@@ -165,40 +165,50 @@ class Desk(ScoringUseCases):
         *,
         on_event: AskEvent | None = None,
         cancel: threading.Event | None = None,
+        save_run: bool = True,
     ) -> AskOutcome:
         """Retrieve (or take the inline documents), analyse, answer, store the run.
 
         Retrieved passages keep their stored vectors and the query its vector, so the
-        analysis embeds nothing that is stored. `cancel` is checked between stages."""
+        analysis embeds nothing that is stored. `cancel` is checked between stages. With
+        `save_run=False` nothing goes to the history (benchmarks keep their own records);
+        the outcome's `run_id` is then 0."""
         emit = on_event or (lambda stage, value: None)
         backends = self.backends(ALL_ROLES)
         cache = self.store.cache if request.use_cache else None
-        retrieval = self._passages_for(request)
-        if not retrieval.passages:
-            raise InputError("no passages to answer from (empty collection or no match)")
+        retrieval = self.passages_for(request)
         _check(cancel, RETRIEVE)
         emit(RETRIEVE, retrieval)
-        try:
-            analysis = analyze(
-                request.query, retrieval.passages, backends, cache=cache,
-                on_event=emit, options=AnalysisOptions(cancel=cancel),
-                passage_vectors=retrieval.vectors, query_vector=retrieval.query_vector,
-            )  # fmt: skip
-        except AnalysisCancelled as exc:
-            raise Cancelled(str(exc)) from exc
-        _check(cancel, ANSWER)
-        result = answer(
-            analysis, backends, request.strategy, gold_type=request.gold_type,
-            check_parametric=request.check_parametric, cache=cache,
-        )  # fmt: skip
-        emit(ANSWER, result)
-        record = batch_record(request.id, analysis, result)
+        analysis, result, record = answer_retrieval(request, retrieval, backends, cache,
+                                                    emit, cancel)  # fmt: skip
+        return self.store_ask(request, analysis, result, record, save_run=save_run)
+
+    def store_ask(
+        self,
+        request: AskRequest,
+        analysis: Any,
+        result: Any,
+        record: dict,
+        *,
+        save_run: bool = True,
+    ) -> AskOutcome:
+        """Store an answered question as a run (unless `save_run` is false); the record gets
+        the run id unless echoed."""
         outcome = AskOutcome(request, analysis, result, record, run_id=0)
+        if not save_run:
+            return outcome
         run_id = self.store.save_run("ask", request.to_json(), outcome.output_json(),
                                      record["method"])  # fmt: skip
         if not request.echo_id:
             record = {**record, "id": run_id}
         return AskOutcome(request, analysis, result, record, run_id)
+
+    def passages_for(self, request: AskRequest) -> Retrieval:
+        """The inline documents, or what retrieval finds; InputError when there are none."""
+        retrieval = self._passages_for(request)
+        if not retrieval.passages:
+            raise InputError("no passages to answer from (empty collection or no match)")
+        return retrieval
 
     def _passages_for(self, request: AskRequest) -> Retrieval:
         if request.documents is not None:
@@ -227,6 +237,34 @@ class Desk(ScoringUseCases):
     ) -> tuple[ModelRow, bool]:  # fmt: skip
         """Register a model file in the manifest (see `models_report.add_model`)."""
         return add_model(self.settings, path, role, name=name, licence=licence, source=source)
+
+
+def answer_retrieval(
+    request: AskRequest,
+    retrieval: Retrieval,
+    backends: Backends,
+    cache: Any,
+    emit: AskEvent | None = None,
+    cancel: threading.Event | None = None,
+) -> tuple[Any, Any, dict]:
+    """Analyse retrieved passages and answer: (analysis, answer, batch record). The stored
+    vectors and the query vector go to the analysis, so nothing stored is embedded again."""
+    emit = emit or (lambda stage, value: None)
+    try:
+        analysis = analyze(
+            request.query, retrieval.passages, backends, cache=cache,
+            on_event=emit, options=AnalysisOptions(cancel=cancel),
+            passage_vectors=retrieval.vectors, query_vector=retrieval.query_vector,
+        )  # fmt: skip
+    except AnalysisCancelled as exc:
+        raise Cancelled(str(exc)) from exc
+    _check(cancel, ANSWER)
+    result = answer(
+        analysis, backends, request.strategy, gold_type=request.gold_type,
+        check_parametric=request.check_parametric, cache=cache,
+    )  # fmt: skip
+    emit(ANSWER, result)
+    return analysis, result, batch_record(request.id, analysis, result)
 
 
 def verified_backends(settings: Settings, roles: Sequence[str]) -> Backends:

@@ -9,14 +9,17 @@ across files, then written one transaction per document."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from conflictdesk.backends.base import Embedder
 from conflictdesk.errors import InputError
-from conflictdesk.ingest.chunking import Chunk, chunk_text
+from conflictdesk.ingest.chunking import Chunk, iter_chunks
 from conflictdesk.ingest.readers import DEFAULT_MAX_BYTES, SourceDocument, discover, read_file
 from conflictdesk.retrieval.hybrid import EMBED_BATCH
 from conflictdesk.store import Store, content_sha256
@@ -61,6 +64,9 @@ class IngestReport:
         }
 
 
+EmbedStream = Callable[[Iterable[list[str]]], Iterator[np.ndarray]]
+
+
 def ingest_paths(
     store: Store,
     paths: Iterable[Path],
@@ -72,42 +78,65 @@ def ingest_paths(
     overlap: int = 40,
     on_event: EventFn | None = None,
     files: list[tuple[Path, str | None]] | None = None,
+    embed_stream: EmbedStream | None = None,
+    batch_passages: int = EMBED_BATCH,
 ) -> IngestReport:
     """Ingest `paths` (files or folders) into `collection`, creating it if needed.
 
     `embedder=None` stores no vectors (`ingest --no-embed`); search embeds them later.
-    `files` may pass an already discovered list (the CLI does, to size its progress bar)."""
+    `files` may pass an already discovered list (the CLI does, to size its progress bar).
+    `embed_stream` embeds the batches' texts ahead, in order (a Ray pool does, `--ray`), with
+    the same batches as `embedder.embed`, so the stored vectors are the same.
+    Passages are embedded `batch_passages` at a time (the embedder sorts each batch by
+    length), and a document's passages are cut segment by segment (`iter_chunks`), so
+    memory does not grow with the size of a folder."""
     emit = on_event or (lambda kind, path, detail: None)
     cid = store.ensure_collection(collection)
     report = IngestReport(collection, embedded_with=embedder.model_id if embedder else None)
-    pending: list[tuple[SourceDocument, list[Chunk]]] = []
+    listed = files if files is not None else discover(paths)
+    limits = (max_bytes, max_words, overlap, batch_passages)
+    batches = _batches(store, cid, listed, report, emit, limits)
+    model = embedder.model_id if embedder else None
+    if embedder is None:
+        for batch in batches:
+            _store_batch(store, cid, batch, None, model, report)
+        return report
+    planned: deque[Batch] = deque()
+
+    def texts(batch: Batch) -> list[str]:
+        planned.append(batch)
+        return [c.text for _, chunks in batch for c in chunks]
+
+    stream = embed_stream or (lambda many: (embedder.embed(t) for t in many))
+    for vectors in stream(texts(batch) for batch in batches):
+        _store_batch(store, cid, planned.popleft(), vectors, model, report)
+    if report.passages_added:
+        store.dense_matrix(cid, embedder.model_id)  # writes the vector file for the next query
+    return report
+
+
+Batch = list[tuple[SourceDocument, list[Chunk]]]
+
+
+def _batches(
+    store: Store,
+    cid: int,
+    files: Iterable[tuple[Path, str | None]],
+    report: IngestReport,
+    emit: EventFn,
+    limits: tuple[int, int, int, int],
+) -> Iterator[Batch]:
+    """New documents, chunked, in batches of about `batch_passages` passages across files."""
+    max_bytes, max_words, overlap, batch_passages = limits
+    pending: Batch = []
     pending_passages = 0
+    seen: set[str] = set()
 
     def fail(path: str, reason: str) -> None:
         report.failures.append({"path": path, "reason": reason})
         emit("error", path, reason)
 
-    def flush() -> None:
-        nonlocal pending, pending_passages
-        if not pending:
-            return
-        vectors = None
-        if embedder is not None:
-            vectors = embedder.embed([c.text for _, chunks in pending for c in chunks])
-        offset = 0
-        for doc, chunks in pending:
-            part = None if vectors is None else vectors[offset : offset + len(chunks)]
-            offset += len(chunks)
-            model = embedder.model_id if embedder else None
-            if store.add_document(cid, doc, chunks, part, model) is None:
-                report.documents_skipped += 1
-            else:
-                report.documents_added += 1
-                report.passages_added += len(chunks)
-        pending, pending_passages = [], 0
-
-    seen: set[str] = set()
-    for path, problem in files if files is not None else list(discover(paths)):
+    for path, problem in files:
         report.files += 1
         if problem is not None:
             fail(str(path), problem)
@@ -128,11 +157,27 @@ def ingest_paths(
                 continue
             seen.add(sha)
             doc = replace(doc, metadata={**doc.metadata, "file": str(path)})
-            chunks = chunk_text(doc.text, max_words=max_words, overlap=overlap)
+            chunks = list(iter_chunks(doc.text, max_words=max_words, overlap=overlap))
             pending.append((doc, chunks))
             pending_passages += len(chunks)
-            if pending_passages >= EMBED_BATCH:
-                flush()
+            if pending_passages >= batch_passages:
+                yield pending
+                pending, pending_passages = [], 0
         emit("file", str(path), f"{len(result.documents)} document(s)")
-    flush()
-    return report
+    if pending:
+        yield pending
+
+
+def _store_batch(
+    store: Store, cid: int, batch: Batch, vectors: Any, model: str | None, report: IngestReport
+) -> None:
+    """One transaction per document of the batch, with its rows of `vectors`."""
+    offset = 0
+    for doc, chunks in batch:
+        part = None if vectors is None else vectors[offset : offset + len(chunks)]
+        offset += len(chunks)
+        if store.add_document(cid, doc, chunks, part, model) is None:
+            report.documents_skipped += 1
+        else:
+            report.documents_added += 1
+            report.passages_added += len(chunks)

@@ -16,7 +16,8 @@ from conflictdesk.scoring.variants import SALIENT_K
 from conflictdesk.types import Document
 
 if TYPE_CHECKING:
-    from conflictdesk.backends.base import Backends
+    from conflictdesk.backends.base import Backends, JudgmentCache
+    from conflictdesk.scoring.results import Detection, ScoreResult
     from conflictdesk.store import Store
 
 Json = dict[str, Any]
@@ -75,13 +76,7 @@ class ScoringUseCases:
 
     def scoring_backends(self, kind: str, options: ScoringOptions) -> Backends:
         """The roles each command needs; regenerate refuses to start without a GGUF."""
-        llm = ["llm"] if options.labeller in ("llm", "two-stage") else []
-        embedder = ["embedder"] if options.prune else []
-        roles = {"detect": ["nli", *llm, *embedder],
-                 "score": ["nli", "llm"]
-                 + (["embedder"] if options.variant == "salient" or options.prune else []),
-                 "regenerate": ["nli", "llm", *embedder]}[kind]  # fmt: skip
-        backends = self.backends(tuple(roles))
+        backends = self.backends(scoring_roles(kind, options))
         if kind == "regenerate" and backends.llm is None:
             raise CapabilityError(
                 "regenerate needs a GGUF model: pass --llm PATH or set CONFLICTDESK_LLM_PATH"
@@ -105,13 +100,8 @@ class ScoringUseCases:
                run_input: Json | None = None, run_id: Any = None,
                cancel: CancelFlag | None = None) -> StoredResult:  # fmt: skip
         """ConflictBench's task: is the claim both supported and contradicted?"""
-        from conflictdesk.scoring.pipeline import detect
-
-        result = detect(
-            claim, list(documents), self.scoring_backends("detect", options),
-            cache=self._cache(options), labeller=options.labeller,
-            threshold=options.threshold, gate=options.gate, prune=options.prune,
-        )  # fmt: skip
+        backends = self.scoring_backends("detect", options)
+        result = detect_result(claim, documents, options, backends, self._cache(options))
         asked = run_input or {"claim": claim, "documents": [d.to_json() for d in documents]}
         return self._save("detect", asked, result, run_id, cancel)
 
@@ -119,14 +109,8 @@ class ScoringUseCases:
               run_input: Json | None = None, run_id: Any = None,
               cancel: CancelFlag | None = None) -> StoredResult:  # fmt: skip
         """ConflictScore's CS-C and CS-R of a response against its documents."""
-        from conflictdesk.scoring.pipeline import score_response
-
-        result = score_response(
-            response, list(documents), self.scoring_backends("score", options),
-            cache=self._cache(options), decomposer=options.decomposer,
-            labeller=options.labeller, variant=options.variant, salient_k=options.salient_k,
-            threshold=options.threshold, gate=options.gate, prune=options.prune,
-        )  # fmt: skip
+        backends = self.scoring_backends("score", options)
+        result = score_result(response, documents, options, backends, self._cache(options))
         asked = run_input or {"response": response, "documents": [d.to_json() for d in documents]}
         return self._save("score", asked, result, run_id, cancel)
 
@@ -144,3 +128,37 @@ class ScoringUseCases:
         asked = run_input or {"question": question, "response": response,
                               "documents": [d.to_json() for d in documents]}  # fmt: skip
         return self._save("regenerate", asked, result, run_id, cancel)
+
+
+def scoring_roles(kind: str, options: ScoringOptions) -> tuple[str, ...]:
+    """The back-end roles `detect`, `score` or `regenerate` loads for these options."""
+    llm = ["llm"] if options.labeller in ("llm", "two-stage") else []
+    embedder = ["embedder"] if options.prune else []
+    roles = {"detect": ["nli", *llm, *embedder],
+             "score": ["nli", "llm"]
+             + (["embedder"] if options.variant == "salient" or options.prune else []),
+             "regenerate": ["nli", "llm", *embedder]}[kind]  # fmt: skip
+    return tuple(roles)
+
+
+def detect_result(claim: str, documents: Sequence[Document], options: ScoringOptions,
+                  backends: Backends, cache: JudgmentCache | None) -> Detection:  # fmt: skip
+    """The detection itself, on given back-ends (the Desk's, or a Ray actor's)."""
+    from conflictdesk.scoring.pipeline import detect
+
+    return detect(
+        claim, list(documents), backends, cache=cache, labeller=options.labeller,
+        threshold=options.threshold, gate=options.gate, prune=options.prune,
+    )  # fmt: skip
+
+
+def score_result(response: str, documents: Sequence[Document], options: ScoringOptions,
+                 backends: Backends, cache: JudgmentCache | None) -> ScoreResult:  # fmt: skip
+    """ConflictScore itself, on given back-ends (the Desk's, or a Ray actor's)."""
+    from conflictdesk.scoring.pipeline import score_response
+
+    return score_response(
+        response, list(documents), backends, cache=cache, decomposer=options.decomposer,
+        labeller=options.labeller, variant=options.variant, salient_k=options.salient_k,
+        threshold=options.threshold, gate=options.gate, prune=options.prune,
+    )  # fmt: skip

@@ -62,12 +62,14 @@ def score(outcomes: Iterable[Outcome], metric: str, testee: str, tag: str = "") 
     return Score(metric, testee, tag, sum(o.ok for o in chosen), len(chosen))
 
 
-def score_table(outcomes: Sequence[Outcome], tags: Sequence[str] = ()) -> list[Score]:
+def score_table(
+    outcomes: Sequence[Outcome], tags: Sequence[str] = (), metrics: Sequence[str] = METRICS
+) -> list[Score]:
     """Every metric × testee, overall and for each tag in `tags`."""
     testees = list(dict.fromkeys(o.testee for o in outcomes))
     rows = []
     for tag in ("", *tags):
-        for metric in METRICS:
+        for metric in metrics:
             rows += [score(outcomes, metric, t, tag) for t in testees]
     return [row for row in rows if row.n]
 

@@ -4,6 +4,7 @@ every checked response (`ragability_2tsv`)."""
 from __future__ import annotations
 
 import html
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,6 +40,20 @@ class ReportData:
     outcomes: Sequence[Outcome]
     comparisons: Sequence[McNemar]
     checker_accuracy: str = ""  # e.g. "0.93 (37/40) on examples/ragability/checker_sample.jsonl"
+    metrics: Sequence[str] = METRICS  # another evaluation through the runner names its own
+    breakdown: Sequence[str] = BREAKDOWN_TAGS
+    mcnemar_metric: str = "correct_answer_all"
+    notes: Sequence[str] = ()  # e.g. which judge ran and what it is not
+
+    @property
+    def ragability(self) -> bool:
+        return tuple(self.metrics) == METRICS
+
+    def scores(self) -> list[Score]:
+        return score_table(self.outcomes, (), self.metrics)
+
+    def scores_by_tag(self) -> list[Score]:
+        return [s for s in score_table(self.outcomes, self.breakdown, self.metrics) if s.tag]
 
 
 def _fmt(value: float) -> str:
@@ -79,9 +94,10 @@ def markdown_report(data: ReportData) -> str:
     lines = [f"# {data.title}", "", f"Checker: `{data.checker}`."]
     if data.checker_accuracy:
         lines.append(f"Checker accuracy on the hand-labelled sample: {data.checker_accuracy}.")
-    lines += ["", "## Metrics", "", *score_lines(score_table(data.outcomes))]
-    lines += ["", "## By tag", "", *score_lines(by_tag(data.outcomes))]
-    lines += ["", "## McNemar (correct_answer_all, continuity correction)", ""]
+    lines += [f"{note}" for note in data.notes]
+    lines += ["", "## Metrics", "", *score_lines(data.scores())]
+    lines += ["", "## By tag", "", *score_lines(data.scores_by_tag())]
+    lines += ["", f"## McNemar ({data.mcnemar_metric}, continuity correction)", ""]
     lines += mcnemar_lines(data.comparisons)
     return "\n".join(lines) + "\n"
 
@@ -140,15 +156,27 @@ def plots(outcomes: Sequence[Outcome]) -> list[str]:
     ]
 
 
+def suite_plots(data: ReportData) -> list[str]:
+    """Another evaluation's plots: each metric per testee, and each metric by tag."""
+    overall = [(f"{s.metric} · {s.testee}", s) for s in data.scores()]
+    tagged = [(f"{s.metric} · {s.tag} · {s.testee}", s) for s in data.scores_by_tag()]
+    return [
+        _bars("Accuracy per metric and testee (95 % Wilson CI)", overall),
+        _bars("By tag", tagged),
+    ]
+
+
 def html_report(data: ReportData) -> str:
     """A self-contained page: the Markdown tables as HTML and three inline SVG plots."""
     body = [f"<h1>{html.escape(data.title)}</h1>", f"<p>Checker: {html.escape(data.checker)}"]
     if data.checker_accuracy:
         body.append(f"; accuracy on the hand-labelled sample: {html.escape(data.checker_accuracy)}")
     body.append("</p>")
-    body += [f"<figure>{svg}</figure>" for svg in plots(combined_tags(data.outcomes))]
-    body.append(_table(score_lines(score_table(data.outcomes))))
-    body.append("<h2>McNemar (correct_answer_all)</h2>")
+    body += [f"<p>{html.escape(note)}</p>" for note in data.notes]
+    figures = plots(combined_tags(data.outcomes)) if data.ragability else suite_plots(data)
+    body += [f"<figure>{svg}</figure>" for svg in figures]
+    body.append(_table(score_lines(data.scores())))
+    body.append(f"<h2>McNemar ({html.escape(data.mcnemar_metric)})</h2>")
     body.append(_table(mcnemar_lines(data.comparisons)))
     style = "body{font-family:sans-serif;margin:2em}td,th{border:1px solid #ccc;padding:2px 6px}"
     return (
@@ -194,5 +222,28 @@ def tsv_export(checked: Sequence[Checked]) -> str:
             " || ".join(c.contexts), r.text, k.refused, k.correct, k.said_contradiction,
             int(k.ok), k.method,
         )  # fmt: skip
+        lines.append("\t".join(_cell(v) for v in cells))
+    return "\n".join(lines) + "\n"
+
+
+SUITE_TSV_COLUMNS = (
+    "testee",
+    "case_id",
+    "tags",
+    "prompt",
+    "response",
+    "ok",
+    "check_method",
+    "detail",
+)
+
+
+def suite_tsv(rows: Sequence[tuple[str, str, Sequence[str], Reply, Check]]) -> str:
+    """Every checked response of another evaluation: (testee, case id, tags, reply, check)."""
+    lines = ["\t".join(SUITE_TSV_COLUMNS)]
+    for testee, case_id, tags, reply, check in rows:
+        detail = {**reply.detail, **check.detail}
+        cells = (testee, case_id, ",".join(tags), reply.prompt, reply.text, int(check.ok),
+                 check.method, json.dumps(detail, ensure_ascii=False, sort_keys=True))  # fmt: skip
         lines.append("\t".join(_cell(v) for v in cells))
     return "\n".join(lines) + "\n"

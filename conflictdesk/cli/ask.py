@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from conflictdesk.app import AskRequest, Desk
+from conflictdesk.app import AskRequest, Desk, ray_batch
 from conflictdesk.cli import common
 from conflictdesk.errors import ConflictDeskError, InputError, UsageError
 from conflictdesk.terminal import safe
@@ -66,6 +66,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     common.add_model_arguments(parser)
     common.add_db_argument(parser)
     common.add_json_argument(parser)
+    common.add_ray_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -74,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("-k must be at least 1")
     if is_batch(args.question):
         return run_batch(args)
+    if getattr(args, "ray", None) is not None:
+        raise UsageError("--ray runs batches: pass - or a .jsonl file of questions")
     if not args.question.strip():
         raise UsageError("the question is empty")
     if not args.collection:
@@ -126,16 +129,43 @@ def is_batch(question: str) -> bool:
 def run_batch(args: argparse.Namespace) -> int:
     failures = 0
     with common.open_desk(args) as desk:
-        for line in common.read_jsonl(args.question):
-            try:
-                record, _ = answer_request(desk, parse_request(line, args))
-            except (InputError, UsageError, ConflictDeskError) as exc:
+        ray = common.ray_options_from_args(args)
+        for line, outcome in _on_ray(args, desk, ray) if ray else _plain(args, desk):
+            if isinstance(outcome, ConflictDeskError):
                 failures += 1
-                common.warn(f"line {line.lineno} (id {line.id!r}): {exc}")
-                common.write_json({"id": line.id, "error": str(exc)})
+                common.warn(f"line {line.lineno} (id {line.id!r}): {outcome}")
+                common.write_json({"id": line.id, "error": str(outcome)})
                 continue
-            common.write_json(record)
+            common.write_json(outcome)
     return common.EXIT_PARTIAL if failures else common.EXIT_OK
+
+
+def _plain(args: argparse.Namespace, desk: Desk) -> Iterator[tuple[common.JsonLine, Any]]:
+    """Each line's record, or the error that stopped it."""
+    for line in common.read_jsonl(args.question):
+        try:
+            yield line, answer_request(desk, parse_request(line, args))[0]
+        except ConflictDeskError as exc:
+            yield line, exc
+
+
+def _on_ray(args: argparse.Namespace, desk: Desk, options: Any) -> Iterator[tuple[Any, Any]]:
+    """Lines are validated (and retrieved) here, answered by Ray actors, in input order."""
+    batch = ray_batch(desk, options)
+    queued: list[tuple[common.JsonLine, ConflictDeskError | None]] = []
+    for line in common.read_jsonl(args.question):
+        try:
+            batch.ask(parse_request(line, args))
+            queued.append((line, None))
+        except ConflictDeskError as exc:
+            queued.append((line, exc))
+    results = batch.results()
+    try:
+        for line, refused in queued:
+            outcome = refused if refused is not None else next(results)
+            yield line, outcome if isinstance(outcome, ConflictDeskError) else outcome.record
+    finally:
+        results.close()
 
 
 def parse_request(line: common.JsonLine, args: argparse.Namespace) -> AskRequest:

@@ -12,9 +12,9 @@ from conflictdesk.cli import common
 from conflictdesk.errors import UsageError
 
 EXAMPLES = """examples:
-  conflictdesk bench validate examples/ragability/corpus.tsv
-  conflictdesk bench run examples/ragability/corpus.tsv --testee ask
-  conflictdesk bench run examples/ragability/corpus.tsv --testee ask --testee gguf:model.gguf \\
+  conflictdesk bench validate examples/ragability.tsv
+  conflictdesk bench run examples/ragability.tsv --testee ask
+  conflictdesk bench run examples/ragability.tsv --testee ask --testee gguf:model.gguf \\
       --checker gguf:checker.gguf --tags task:query,hint --limit 100
   conflictdesk bench checker-accuracy examples/ragability/checker_sample.jsonl
   conflictdesk bench import my_conflicts.jsonl -o my_corpus.tsv
@@ -73,6 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     sub = parser.add_subparsers(dest="bench_command", metavar="ACTION", parser_class=type(parser))
     _register_run(sub)
+    _register_suites(sub)
     validate = sub.add_parser("validate", help="check a corpus TSV against the column contract")
     validate.add_argument("corpus", type=Path)
     validate.set_defaults(func=run_validate)
@@ -119,7 +120,39 @@ def _register_run(sub: argparse._SubParsersAction) -> None:
     common.add_db_argument(run)
     common.add_model_arguments(run)
     common.add_json_argument(run)
+    common.add_ray_arguments(run)
     run.set_defaults(func=run_bench_command)
+
+
+def _register_suites(sub: argparse._SubParsersAction) -> None:
+    conflicts = sub.add_parser(
+        "conflicts", help="CONFLICTS expected behaviour per type (default: typed_dev)",
+        description="The CONFLICTS expected-behaviour evaluation: an LLM judge with the "
+        "paper's definitions when a GGUF is configured (--judge gguf:PATH, or --llm), the "
+        "rule check otherwise (labelled so in the output).",
+    )  # fmt: skip
+    conflicts.add_argument("cases", type=Path, nargs="?", default=None,
+                           help="JSON Lines (default: $CONFLICTDESK_DATA/typed_dev/cases.jsonl)")  # fmt: skip
+    conflicts.add_argument("--testee", action="append", default=[], metavar="SPEC",
+                           help="ask (default) | gguf:PATH (repeat for several)")  # fmt: skip
+    conflicts.add_argument("--judge", default=None, help="rules | gguf:PATH (default: --llm)")
+    truthful = sub.add_parser(
+        "truthfulqa", help="ConflictScore §6: RAG vs conflict-feedback regeneration",
+        description="ConflictScore §6 on TruthfulQA: RAG (Table 11), Control-RAG (Table 12) "
+        "and Regenerated-RAG (Table 13) with the --llm GGUF, judged for truthfulness and "
+        "informativeness (Tables 17-18 with --judge gguf:PATH, else an offline NLI judge).",
+    )  # fmt: skip
+    truthful.add_argument("csv", type=Path, nargs="?", default=None,
+                          help="TruthfulQA.csv (default: $CONFLICTDESK_DATA/truthfulqa/)")  # fmt: skip
+    truthful.add_argument("--judge", default=None, help="offline (default) | gguf:PATH")
+    for parser, func in ((conflicts, run_conflicts), (truthful, run_truthfulqa)):
+        parser.add_argument("--limit", type=int, default=None, help="only the first N cases")
+        parser.add_argument("--out", type=Path, default=None,
+                            help="report folder (default: bench-reports/run-ID)")  # fmt: skip
+        common.add_db_argument(parser)
+        common.add_model_arguments(parser)
+        common.add_json_argument(parser)
+        parser.set_defaults(func=func)
 
 
 def run_validate(args: argparse.Namespace) -> int:
@@ -159,7 +192,9 @@ def run_list(args: argparse.Namespace) -> int:
                                "created": run.created, "finished": run.finished})  # fmt: skip
         else:
             state = "finished" if run.finished else "incomplete"
-            print(f"{run.id}\t{run.created}\t{state}\t{run.corpus}\t{run.config.get('testees')}")
+            suite = run.config.get("suite", "ragability")
+            print(f"{run.id}\t{run.created}\t{state}\t{suite}\t{run.corpus}\t"
+                  f"{run.config.get('testees')}")  # fmt: skip
     return common.EXIT_OK
 
 
@@ -193,21 +228,57 @@ def run_checker_accuracy(args: argparse.Namespace) -> int:
 def run_bench_command(args: argparse.Namespace) -> int:
     from conflictdesk.app.bench import BenchOptions, bench_run
 
-    if args.limit is not None and args.limit < 1:
-        raise UsageError("--limit must be at least 1")
+    _check_limit(args.limit)
     tags = [t.strip() for t in args.tags.split(",") if t.strip()]
     options = BenchOptions(args.corpus, args.testee or ["ask"], args.checker, args.limit, tags,
-                           args.out, args.sample)  # fmt: skip
+                           args.out, args.sample, common.ray_options_from_args(args))  # fmt: skip
     with common.open_desk(args) as desk:
         progress = RunProgress(0)
         result = bench_run(desk, options, on_step=progress.step, on_total=progress.start_total)
-    summary = result.to_json()
+    return _print_result(result.to_json(), args)
+
+
+def run_conflicts(args: argparse.Namespace) -> int:
+    from conflictdesk.app.evaluations import conflicts_suite
+
+    _check_limit(args.limit)
+    return _run_suite(args, lambda desk: conflicts_suite(desk, args.cases, args.testee,
+                                                         args.judge, args.limit))  # fmt: skip
+
+
+def run_truthfulqa(args: argparse.Namespace) -> int:
+    from conflictdesk.app.evaluations import truthfulqa_suite
+
+    _check_limit(args.limit)
+    return _run_suite(args, lambda desk: truthfulqa_suite(desk, args.csv, args.judge, args.limit))
+
+
+def _check_limit(limit: int | None) -> None:
+    if limit is not None and limit < 1:
+        raise UsageError("--limit must be at least 1")
+
+
+def _run_suite(args: argparse.Namespace, build: Any) -> int:
+    from conflictdesk.app.evaluations import run_suite
+
+    with common.open_desk(args) as desk:
+        progress = RunProgress(0)
+        suite = build(desk)
+        result = run_suite(desk, suite, args.out, progress.step, progress.start_total)
+    if not args.json:
+        for note in suite.notes:
+            print(note)
+    return _print_result(result.to_json(), args)
+
+
+def _print_result(summary: dict[str, Any], args: argparse.Namespace) -> int:
     if args.json:
         common.write_json(summary)
         return common.EXIT_OK
+    accuracy = summary["checker_accuracy"]
     print(f"run {summary['run']}: {summary['responses_new']} new responses, "
-          f"{summary['responses_resumed']} resumed; checker {summary['checker']}, "
-          f"accuracy {summary['checker_accuracy']}")  # fmt: skip
+          f"{summary['responses_resumed']} resumed; checker {summary['checker']}"
+          + (f", accuracy {accuracy}" if accuracy else ""))  # fmt: skip
     for score in summary["scores"]:
         low, high = score["ci95"]
         print(f"  {score['metric']:<30} {score['testee']:<24} {score['accuracy']:.3f} "

@@ -188,3 +188,28 @@ def config_from_args(args: argparse.Namespace) -> Settings:
         device=getattr(args, "device", None),
         models_dir=getattr(args, "models_dir", None),
     )
+
+
+def add_ray_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--ray [ADDRESS]` and its pool flags (the `scale` extra; docs/SCALE.md)."""
+    group = parser.add_argument_group("scale-out on Ray (docs/SCALE.md)")
+    group.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                       help="run the model work on a Ray cluster at ADDRESS (e.g. auto, "
+                       "10.0.0.5:6379); without ADDRESS, on a local cluster started for "
+                       "this batch. Results and the database as in a plain run")  # fmt: skip
+    group.add_argument("--ray-workers", type=int, default=2, metavar="N",
+                       help="actors, each loading the models once (default 2)")  # fmt: skip
+    group.add_argument("--ray-cpus-per-worker", type=int, default=1, metavar="N",
+                       help="CPUs each actor reserves and its models' threads (default 1)")  # fmt: skip
+    group.add_argument("--ray-batch-size", type=int, default=4, metavar="N",
+                       help="items per actor call (default 4)")  # fmt: skip
+
+
+def ray_options_from_args(args: argparse.Namespace) -> Any:
+    """The RayOptions of `--ray`, or None for a plain run."""
+    if getattr(args, "ray", None) is None:
+        return None
+    from conflictdesk.app import RayOptions
+
+    return RayOptions(address=args.ray, workers=args.ray_workers,
+                      cpus_per_worker=args.ray_cpus_per_worker, batch_size=args.ray_batch_size)  # fmt: skip

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from conflictdesk.app import Desk, StoredResult
+from conflictdesk.cli import common
 from conflictdesk.cli.score import (
     add_batch_arguments,
     options_from_args,
@@ -49,6 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_batch_arguments(parser)
+    common.add_ray_arguments(parser)
     parser.set_defaults(func=run)
 
 

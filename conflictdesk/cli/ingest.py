@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from conflictdesk.app import DEFAULT_MAX_BYTES, count_files
+from conflictdesk.app import DEFAULT_MAX_BYTES, count_files, ingest_on_ray
 from conflictdesk.cli import common
 from conflictdesk.errors import UsageError
 from conflictdesk.terminal import safe_line
@@ -47,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default=None)
     common.add_db_argument(parser)
     common.add_json_argument(parser)
+    common.add_ray_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -65,16 +66,16 @@ def run(args: argparse.Namespace) -> int:
         elif kind == "file":
             progress.advance(1, safe_line(Path(path).name))
 
+    options = {"max_bytes": args.max_bytes or DEFAULT_MAX_BYTES, "max_words": args.words,
+               "overlap": args.overlap, "on_event": on_event}  # fmt: skip
+    ray = common.ray_options_from_args(args)
+    if ray is not None and args.no_embed:
+        raise UsageError("--ray runs the embedding step: it cannot go with --no-embed")
     with common.open_desk(args) as desk:
-        report = desk.ingest(
-            args.paths,
-            args.collection,
-            embed=not args.no_embed,
-            max_bytes=args.max_bytes or DEFAULT_MAX_BYTES,
-            max_words=args.words,
-            overlap=args.overlap,
-            on_event=on_event,
-        )
+        if ray is not None:
+            report = ingest_on_ray(desk, args.paths, args.collection, ray, **options)
+        else:
+            report = desk.ingest(args.paths, args.collection, embed=not args.no_embed, **options)
     progress.close()
     if args.json:
         common.write_json(report.to_json())

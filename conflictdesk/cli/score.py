@@ -4,7 +4,7 @@ JSON Lines; also the batch plumbing shared by `detect` and `regenerate`."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from conflictdesk.app import (
@@ -16,6 +16,7 @@ from conflictdesk.app import (
     Desk,
     ScoringOptions,
     StoredResult,
+    ray_batch,
 )
 from conflictdesk.cli import common
 from conflictdesk.errors import InputError, ModelOutputError
@@ -110,6 +111,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_batch_arguments(parser)
+    common.add_ray_arguments(parser)
     add_decomposer_argument(parser)
     parser.add_argument(
         "--variant",
@@ -172,6 +174,7 @@ def run_batch(
 ) -> int:
     """Apply `handle` to each input line through the Desk, which stores each result as a run;
     `check(desk)` runs first (a command that cannot work refuses before reading input).
+    With `--ray` the lines are queued on a RayBatch and run by Ray actors, with the same output.
 
     A bad line (invalid JSON, missing fields, a model answer that fails validation) gives an
     error object on stdout and a message on stderr; the batch goes on and the exit status is 1."""
@@ -179,15 +182,45 @@ def run_batch(
     with common.open_desk(args) as desk:
         if check is not None:
             check(desk)
-        for line in common.read_jsonl(args.input):
-            try:
-                if line.value is None:
-                    raise InputError(line.error or "unreadable line")
-                stored = handle(desk, line.value, line.id)
-            except (InputError, ModelOutputError) as exc:
+        ray = common.ray_options_from_args(args)
+        outcomes = _on_ray(args, desk, handle, ray) if ray else _plain(args, desk, handle)
+        for line, outcome in outcomes:
+            if isinstance(outcome, (InputError, ModelOutputError)):
                 failures += 1
-                common.write_json({"id": line.id, "error": str(exc)})
-                common.warn(f"{args.input}: line {line.lineno} (id {line.id}): {exc}")
-                continue
-            common.write_json(stored.output)
+                common.write_json({"id": line.id, "error": str(outcome)})
+                common.warn(f"{args.input}: line {line.lineno} (id {line.id}): {outcome}")
+            elif isinstance(outcome, BaseException):
+                raise outcome
+            else:
+                common.write_json(outcome.output)
     return common.EXIT_PARTIAL if failures else common.EXIT_OK
+
+
+Outcome = Any  # a StoredResult, or the InputError / ModelOutputError of its line
+
+
+def _attempt(line: common.JsonLine, handle: Handler, desk: Any) -> Outcome:
+    try:
+        if line.value is None:
+            raise InputError(line.error or "unreadable line")
+        return handle(desk, line.value, line.id)
+    except (InputError, ModelOutputError) as exc:
+        return exc
+
+
+def _plain(args: argparse.Namespace, desk: Desk, handle: Handler) -> Iterator[tuple[Any, Outcome]]:
+    for line in common.read_jsonl(args.input):
+        yield line, _attempt(line, handle, desk)
+
+
+def _on_ray(args: argparse.Namespace, desk: Desk, handle: Handler,
+            options: Any) -> Iterator[tuple[Any, Outcome]]:  # fmt: skip
+    """Lines are validated and queued here; the actors' results come back in input order."""
+    batch = ray_batch(desk, options)
+    queued = [(line, _attempt(line, handle, batch)) for line in common.read_jsonl(args.input)]
+    results = batch.results()
+    try:
+        for line, refused in queued:
+            yield line, refused if refused is not None else next(results)
+    finally:
+        results.close()  # stops a local cluster now, not whenever the generator is collected

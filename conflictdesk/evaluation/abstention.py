@@ -59,3 +59,32 @@ def verdicts(probabilities: np.ndarray, case_set: CaseSet) -> dict[str, Any]:
 
 def _keep(values: Sequence[bool], mask: Sequence[bool]) -> list[bool]:
     return [v for v, k in zip(values, mask, strict=True) if k]
+
+
+def abstention_report(sets: dict[str, CaseSet], fusion: Any, skip: Sequence[str]) -> dict[str, Any]:
+    """Coverage curve and verdicts of the encoder alone (and the fusion labeller when
+    there is one) on every set not named in `skip` (the training sets)."""
+    from conflictdesk.training.fusion import nli_alone
+
+    report = {}
+    for name, case_set in sets.items():
+        if name in skip:
+            continue
+        labellers = {"nli": nli_alone(case_set.x)}
+        if fusion is not None:
+            labellers["fusion"] = fusion.probabilities(case_set.x)
+        report[name] = {label: {"coverage": coverage(p, case_set), **verdicts(p, case_set)}
+                        for label, p in labellers.items()}  # fmt: skip
+    return report
+
+
+def render_abstention(report: dict[str, Any]) -> str:
+    lines = []
+    for name, labellers in report.items():
+        for label, r in labellers.items():
+            s = r["settled"]
+            lines.append(f"{name} / {label}: verdict uncertain on {r['uncertain_share']:.0%} of "
+                         f"the cases; on the {s['cases']} settled ones conflict F1 {s['f1']:.3f}")  # fmt: skip
+            lines += ["  t={threshold:.2f} coverage={coverage:.3f} accuracy={accuracy:.3f}".format(
+                **point) for point in r["coverage"]]  # fmt: skip
+    return "\n".join(lines)

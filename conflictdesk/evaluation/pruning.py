@@ -1,9 +1,11 @@
 """How much pair pruning (conflictdesk.scoring.prune) saves and what it costs: the share of
 pairs pruned, the recall of the pairs the encoder would label SUPPORTS or CONTRADICTS, and
-conflict F1 / relation macro-F1 with and without pruning, on cached encoder scores."""
+conflict F1 / relation macro-F1 with and without pruning (after the gate), and with every
+pair labelled (no gate either), on cached encoder scores."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -11,7 +13,7 @@ import numpy as np
 from conflictdesk.backends.base import Embedder
 from conflictdesk.evaluation.cases import RELATIONS, evaluate
 from conflictdesk.scoring.prune import best_similarity
-from conflictdesk.training.fusion import CaseSet, nli_alone, predict_relations
+from conflictdesk.training.fusion import TRAINING_SETS, CaseSet, nli_alone, predict_relations
 
 IRRELEVANT = RELATIONS.index("IRRELEVANT")
 RECALL_TARGET = 0.995
@@ -57,10 +59,48 @@ def effect(case_set: CaseSet, sims: np.ndarray, threshold: float) -> dict[str, A
                                                       case_set.groups, n))  # fmt: skip
     cut = evaluate(case_set.cases, predict_relations(probabilities, case_set.gate | pruned,
                                                      case_set.groups, n))  # fmt: skip
+    every = evaluate(case_set.cases, predict_relations(probabilities, np.zeros_like(case_set.gate),
+                                                       case_set.groups, n))  # fmt: skip
     return {
         "pairs": len(sims), "model_pairs": int((~case_set.gate).sum()),
+        # every claim x document pair through the encoder (no gate, no pruning): the
+        # exhaustive labelling that gate + pruning is measured against
+        "every_pair_conflict_f1": every["detection"]["f1"],
+        "every_pair_macro_f1": every["relations"]["macro_f1"],
         "pruned": int(pruned.sum()),
         "evidence_recall": float((sims[evidence] >= threshold).mean()) if evidence.any() else 1.0,
         "conflict_f1": [full["detection"]["f1"], cut["detection"]["f1"]],
         "macro_f1": [full["relations"]["macro_f1"], cut["relations"]["macro_f1"]],
     }  # fmt: skip
+
+
+def cached_similarities(work: Path, name: str, case_set: CaseSet, embedder: Embedder) -> np.ndarray:
+    """similarities() of one set, kept in `work` per embedder (a re-run skips embedding)."""
+    path = work / f"similarities-{embedder.model_id}-{name.replace(' ', '_')}.npy"
+    if path.exists():
+        return np.load(path, allow_pickle=False)
+    values = similarities(case_set, embedder)
+    np.save(path, values, allow_pickle=False)
+    return values
+
+
+def pruning_report(work: Path, sets: dict[str, CaseSet], embedder: Embedder) -> dict[str, Any]:
+    """PRUNE_BELOW chosen on the training sets, and its effect on every set."""
+    sims = {name: cached_similarities(work, name, s, embedder) for name, s in sets.items()}
+    threshold = choose_threshold([(sims[n], evidence_rows(sets[n])) for n in TRAINING_SETS])
+    return {"threshold": threshold, "embedder": embedder.model_id,
+            "sets": {n: effect(s, sims[n], threshold) for n, s in sets.items()}}  # fmt: skip
+
+
+def render_pruning(report: dict[str, Any]) -> str:
+    lines = [(f"PRUNE_BELOW chosen on {', '.join(TRAINING_SETS)}: {report['threshold']} "
+             f"({report['embedder']})")]  # fmt: skip
+    for name, r in report["sets"].items():
+        mark = " (threshold chosen here)" if name in TRAINING_SETS else ""
+        lines.append(
+            f"{name}{mark}: pruned {r['pruned']} of {r['model_pairs']} model pairs; evidence "
+            f"recall {r['evidence_recall']:.4f}; conflict F1 {r['conflict_f1'][0]:.3f} -> "
+            f"{r['conflict_f1'][1]:.3f}; macro-F1 {r['macro_f1'][0]:.3f} -> "
+            f"{r['macro_f1'][1]:.3f}"
+        )
+    return "\n".join(lines)

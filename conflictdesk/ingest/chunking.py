@@ -9,6 +9,7 @@ sentence start when one lies in that span. Every passage is an exact slice of th
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 _WORD = re.compile(r"\S+")
@@ -49,13 +50,17 @@ def chunk_text(text: str, max_words: int = 200, overlap: int = 40) -> list[Chunk
             if cut is None or cut - start < max_words // 2:
                 # no good paragraph boundary: prefer a sentence end in the second half
                 cut = next(
-                    (j + 1 for j in range(limit - 1, start + max_words // 2 - 1, -1)
-                     if sentence_end[j]),
+                    (
+                        j + 1
+                        for j in range(limit - 1, start + max_words // 2 - 1, -1)
+                        if sentence_end[j]
+                    ),
                     limit,
                 )
             end = cut
-        chunks.append(Chunk(text[words[start][0] : words[end - 1][1]], words[start][0],
-                            words[end - 1][1]))
+        chunks.append(
+            Chunk(text[words[start][0] : words[end - 1][1]], words[start][0], words[end - 1][1])
+        )
         if end >= n:
             return chunks
         nxt = max(end - overlap, start + 1)
@@ -65,3 +70,40 @@ def chunk_text(text: str, max_words: int = 200, overlap: int = 40) -> list[Chunk
                 nxt = j
                 break
         start = nxt
+
+
+SEGMENT_CHARS = 1_000_000
+
+
+def iter_chunks(
+    text: str, max_words: int = 200, overlap: int = 40, segment_chars: int = SEGMENT_CHARS
+) -> Iterator[Chunk]:
+    """The passages of `chunk_text(text, ...)`, made segment by segment so memory is bounded
+    by `segment_chars` rather than the text's length.
+
+    A segment runs from the start of the last passage not yet final to about `segment_chars`
+    further (at least to a whitespace); every passage but the segment's last has its whole
+    look-ahead inside the segment, so it is final, and the scan restarts where the last one
+    starts, which is where a whole-text scan would be too."""
+    position = 0
+    while True:
+        stop = _segment_end(text, position, segment_chars, max_words)
+        chunks = chunk_text(text[position:stop], max_words, overlap)
+        if not chunks:
+            return
+        final = chunks if stop >= len(text) else chunks[:-1]
+        for chunk in final:
+            yield Chunk(chunk.text, position + chunk.start, position + chunk.end)
+        if stop >= len(text):
+            return
+        position += chunks[-1].start
+
+
+def _segment_end(text: str, start: int, segment_chars: int, max_words: int) -> int:
+    """An end past at least `segment_chars` characters and 2 × max_words + 2 words (so the
+    segment holds two whole passages), cut at a whitespace, or the text's end."""
+    stop = start + segment_chars
+    for words, match in enumerate(_WORD.finditer(text, start), start=1):
+        if words > 2 * max_words + 2 and match.end() >= stop:
+            return match.end()
+    return len(text)

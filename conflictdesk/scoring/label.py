@@ -145,7 +145,7 @@ def label_claims(
     judged: dict[Cell, Judgment] = dict.fromkeys(gated, GATE_JUDGMENT)
     pruned: set[Cell] = set()
     if prune:
-        pruned = pruned_cells(claims, texts, open_cells, backends.embedder)
+        pruned = pruned_cells(claims, texts, open_cells, backends.embedder, ledger=ledger)
         open_cells = [cell for cell in open_cells if cell not in pruned]
         judged |= dict.fromkeys(pruned, PRUNE_JUDGMENT)
     if labeller == "fusion":

@@ -17,7 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from conflictdesk.analysis.evidence_signals import SubjectivityProbe
 from conflictdesk.analysis.type_model import CLIP, TypeModel, softmax
+from conflictdesk.analysis.typing_features import FEATURE_NAMES, type_features
+from conflictdesk.training.type_cache import CaseEvidence
 from conflictdesk.types import ConflictType, Passage
 
 TYPE_ORDER = (
@@ -98,11 +101,13 @@ def train_model(
     l2: float,
     threshold: float,
     model_id: str,
+    probe: SubjectivityProbe | None = None,
 ) -> TypeModel:
     """Fit on every row; the shipped model."""
     mean, scale = standardise(x)
     w, b = fit_softmax(scaled(x, mean, scale), y, len(TYPE_ORDER), l2=l2)
-    return TypeModel(model_id, tuple(feature_names), TYPE_ORDER, mean, scale, w, b, threshold)
+    names = tuple(feature_names)
+    return TypeModel(model_id, names, TYPE_ORDER, mean, scale, w, b, threshold, probe)
 
 
 def stratified_folds(y: np.ndarray, k: int, seed: int) -> Iterator[np.ndarray]:
@@ -116,6 +121,13 @@ def stratified_folds(y: np.ndarray, k: int, seed: int) -> Iterator[np.ndarray]:
         yield np.flatnonzero(fold_of == fold)
 
 
+def fit_predict(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, l2: float):
+    """Standardise on the training rows, fit, and give the test rows' class probabilities."""
+    mean, scale = standardise(x_train)
+    w, b = fit_softmax(scaled(x_train, mean, scale), y_train, len(TYPE_ORDER), l2=l2)
+    return softmax(scaled(x_test, mean, scale) @ w + b)
+
+
 def cross_validated_probs(
     x: np.ndarray, y: np.ndarray, *, l2: float, k: int = 5, seeds: Sequence[int] = (0, 1, 2)
 ) -> np.ndarray:
@@ -125,9 +137,7 @@ def cross_validated_probs(
     for s, seed in enumerate(seeds):
         for test in stratified_folds(y, k, seed):
             train = np.setdiff1d(np.arange(len(y)), test)
-            mean, scale = standardise(x[train])
-            w, b = fit_softmax(scaled(x[train], mean, scale), y[train], len(TYPE_ORDER), l2=l2)
-            out[s, test] = softmax(scaled(x[test], mean, scale) @ w + b)
+            out[s, test] = fit_predict(x[train], y[train], x[test], l2)
     return out
 
 
@@ -179,49 +189,15 @@ class CaseRows:
     rules: np.ndarray
 
 
-def case_rows(cases: Sequence[TypedCase], backends: Any) -> CaseRows:
-    """Run the analysis (rule classifier, no LLM) on every case; one feature row each."""
-    from conflictdesk.analysis.pipeline import AnalysisOptions, analyze
-    from conflictdesk.analysis.typing_features import FEATURE_NAMES, Evidence, type_features
-
-    options = AnalysisOptions(use_llm=False, classifier="rules")
-    rows, rules = [], []
-    for case in cases:
-        a = analyze(case.query, list(case.passages), backends, options=options)
-        packet = [a.passage(pid) for pid in a.packet.passage_ids]
-        evidence = Evidence(a.query, packet, a.tagging, a.clusters, a.score, a.detection)
-        features = type_features(evidence)
-        rows.append([features[name] for name in FEATURE_NAMES])
-        rules.append(TYPE_ORDER.index(a.verdict.type))
-    gold = [TYPE_ORDER.index(c.gold) for c in cases]
-    return CaseRows(tuple(c.id for c in cases), np.array(rows), np.array(gold), np.array(rules))
-
-
-def evaluate(rows: CaseRows, *, l2: float, seeds: Sequence[int] = (0, 1, 2)) -> dict[str, Any]:
-    """Cross-validated model figures beside the majority class and the rule classifier,
-    with the accuracy-coverage curve and the abstention threshold chosen on it."""
-    probs = cross_validated_probs(rows.x, rows.y, l2=l2, seeds=seeds)
-    model = summary(rows.y, probs)
-    majority = int(np.bincount(rows.y).argmax())
-    curve = coverage_curve(
-        np.tile(rows.y, len(seeds)),
-        probs.reshape(-1, probs.shape[-1]),
-        [round(t, 2) for t in np.arange(0.2, 0.85, 0.05)],
+def case_rows(cases: Sequence[CaseEvidence], probe: Any = None) -> CaseRows:
+    """One feature row per case (from its cached evidence), gold and rule-classifier types."""
+    rows = [
+        [f[name] for name in FEATURE_NAMES]
+        for f in (type_features(c.evidence, probe) for c in cases)
+    ]
+    return CaseRows(
+        tuple(c.id for c in cases),
+        np.array(rows),
+        np.array([TYPE_ORDER.index(c.gold) for c in cases]),
+        np.array([TYPE_ORDER.index(c.rule_type) for c in cases]),
     )
-    return {
-        "cases": len(rows.y),
-        "l2": l2,
-        "folds": 5,
-        "seeds": list(seeds),
-        "model": model,
-        "majority": {
-            "type": TYPE_ORDER[majority].value,
-            "accuracy": float((rows.y == majority).mean()),
-        },
-        "rules": {
-            "accuracy": float((rows.rules == rows.y).mean()),
-            "per_type": per_type_accuracy(rows.y, rows.rules),
-        },
-        "coverage": curve,
-        "threshold": choose_threshold(curve),
-    }

@@ -19,11 +19,21 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "docs"
 def consistent(store: Store) -> None:
     """Every document has passages, every passage is indexed, no orphan vectors."""
     q = lambda sql: store.conn.execute(sql).fetchone()[0]
-    assert q("SELECT count(*) FROM documents d WHERE NOT EXISTS "
-             "(SELECT 1 FROM passages p WHERE p.document_id = d.id)") == 0
+    assert (
+        q(
+            "SELECT count(*) FROM documents d WHERE NOT EXISTS "
+            "(SELECT 1 FROM passages p WHERE p.document_id = d.id)"
+        )
+        == 0
+    )
     assert q("SELECT count(*) FROM passages") == q("SELECT count(*) FROM passages_fts")
-    assert q("SELECT count(*) FROM embeddings e WHERE NOT EXISTS "
-             "(SELECT 1 FROM passages p WHERE p.id = e.passage_id)") == 0
+    assert (
+        q(
+            "SELECT count(*) FROM embeddings e WHERE NOT EXISTS "
+            "(SELECT 1 FROM passages p WHERE p.id = e.passage_id)"
+        )
+        == 0
+    )
     assert q("PRAGMA integrity_check") == "ok"
 
 
@@ -45,7 +55,9 @@ def test_examples_folder_every_format(store):
     assert by_title["Tobiah Renn takes over at Orvane Systems"]["date"] == "2024-01-22"
     assert by_title["Orvane Systems names new chief executive"]["date"] == "2018-03-12"
     assert by_title["Mount Ysolde"]["source"] == "Vellmark Geographic Survey"  # CSV row
-    assert store.conn.execute("SELECT count(*) FROM embeddings").fetchone()[0] == report.passages_added
+    assert (
+        store.conn.execute("SELECT count(*) FROM embeddings").fetchone()[0] == report.passages_added
+    )
     consistent(store)
     again = ingest_paths(store, [EXAMPLES], "ex", emb)
     assert (again.documents_added, again.documents_skipped) == (0, 15)
@@ -62,8 +74,9 @@ def test_bad_inputs_reported_batch_goes_on(store, tmp_path):
     (src / "ok.pdf").write_bytes(minimal_pdf("Ferry leaves at noon"))
     (src / "recs.jsonl").write_text('{"text": "record one"}\n{"title": "no text"}\n')
     (src / "big.txt").write_text("x " * 5000)
-    report = ingest_paths(store, [src, tmp_path / "absent.txt"], "c", FakeEmbedder(),
-                          max_bytes=4000)
+    report = ingest_paths(
+        store, [src, tmp_path / "absent.txt"], "c", FakeEmbedder(), max_bytes=4000
+    )
     reasons = {Path(f["path"]).name: f["reason"] for f in report.failures}
     assert len(report.failures) == len(reasons) == 7
     assert reasons["bin.txt"].startswith("binary file")
@@ -74,7 +87,10 @@ def test_bad_inputs_reported_batch_goes_on(store, tmp_path):
     assert "over the" in reasons["big.txt"]
     assert reasons["absent.txt"] == "no such file or folder"
     assert sorted(p.text for p in store.collection_passages("c")) == [
-        "A good document about the harbour.", "Ferry leaves at noon", "record one"]
+        "A good document about the harbour.",
+        "Ferry leaves at noon",
+        "record one",
+    ]
     consistent(store)
 
 
@@ -95,7 +111,9 @@ class DyingEmbedder(FakeEmbedder):
 def test_killed_ingest_keeps_committed_documents_and_rerun_adds_no_duplicates(store, tmp_path):
     src = tmp_path / "many"
     src.mkdir()
-    records = [{"text": f"Document number {i} " + "word " * 600, "title": f"d{i}"} for i in range(30)]
+    records = [
+        {"text": f"Document number {i} " + "word " * 600, "title": f"d{i}"} for i in range(30)
+    ]
     (src / "a.jsonl").write_text("\n".join(json.dumps(r) for r in records[:15]))
     (src / "b.jsonl").write_text("\n".join(json.dumps(r) for r in records[15:]))
     with pytest.raises(KeyboardInterrupt):

@@ -6,7 +6,17 @@ from conflictdesk.store import Store
 
 EXPECTED = {
     "collections": {"id", "name", "created", "generation"},
-    "documents": {"id", "collection_id", "title", "source", "url", "date", "sha256", "metadata", "added"},
+    "documents": {
+        "id",
+        "collection_id",
+        "title",
+        "source",
+        "url",
+        "date",
+        "sha256",
+        "metadata",
+        "added",
+    },
     "passages": {"id", "document_id", "collection_id", "ord", "text", "char_start", "char_end"},
     "embeddings": {"passage_id", "model", "dim", "vector"},
     "model_calls": {"id", "stage", "model_id", "input_hash", "output", "ms", "created"},
@@ -25,8 +35,18 @@ EXPECTED = {
         "ms",
         "created",
     },
-    "bench_checks": {"id", "run_id", "testee", "case_id", "checker", "ok", "verdict", "tags",
-                     "metrics", "created"},
+    "bench_checks": {
+        "id",
+        "run_id",
+        "testee",
+        "case_id",
+        "checker",
+        "ok",
+        "verdict",
+        "tags",
+        "metrics",
+        "created",
+    },
 }
 MIGRATIONS = ["m001_initial", "m002_bench"]
 

@@ -31,8 +31,13 @@ def add(store: Store, text: str, title: str = "t", embedder=None, cid=None):
     cid = cid or store.ensure_collection("c")
     chunks = chunk_text(text)
     vectors = embedder.embed([c.text for c in chunks]) if embedder else None
-    return store.add_document(cid, SourceDocument(text=text, title=title, date="2020-01-02"),
-                              chunks, vectors, embedder.model_id if embedder else None)
+    return store.add_document(
+        cid,
+        SourceDocument(text=text, title=title, date="2020-01-02"),
+        chunks,
+        vectors,
+        embedder.model_id if embedder else None,
+    )
 
 
 def test_add_document_dedups_by_content(store):
@@ -43,7 +48,12 @@ def test_add_document_dedups_by_content(store):
         {"name": "c", "documents": 1, "passages": 1, "created": store.collections()[0]["created"]}
     ]
     doc = store.document(first)
-    assert (doc["title"], doc["date"], doc["collection"], doc["passages"]) == ("t", "2020-01-02", "c", 1)
+    assert (doc["title"], doc["date"], doc["collection"], doc["passages"]) == (
+        "t",
+        "2020-01-02",
+        "c",
+        1,
+    )
     other = store.ensure_collection("other")
     assert add(store, "Some text here.", cid=other) is not None  # per collection
 
@@ -116,7 +126,9 @@ def test_vectors_must_match_passages(store):
     cid = store.ensure_collection("c")
     chunks = chunk_text("One. Two.")
     with pytest.raises(ValueError):
-        store.add_document(cid, SourceDocument(text="One. Two."), chunks, np.zeros((2, 4), np.float32), "m")
+        store.add_document(
+            cid, SourceDocument(text="One. Two."), chunks, np.zeros((2, 4), np.float32), "m"
+        )
     assert store.collections()[0]["documents"] == 0
 
 
@@ -125,7 +137,9 @@ def test_judgment_cache(store):
     assert store.cache.get("tag", "nli", "h1") is None
     store.cache.put("tag", "nli", "h1", {"label": "support", "p": [0.1, 0.9]}, 12.5)
     assert store.cache.get("tag", "nli", "h1") == {"label": "support", "p": [0.1, 0.9]}
-    store.cache.put("tag", "nli", "h1", {"label": "refute"}, 3.0)  # same key: replaced, not duplicated
+    store.cache.put(
+        "tag", "nli", "h1", {"label": "refute"}, 3.0
+    )  # same key: replaced, not duplicated
     assert store.cache.get("tag", "nli", "h1") == {"label": "refute"}
     assert store.cache.get("tag", "other-model", "h1") is None
     assert store.cache.count() == 1 and store.cache.count("pairs") == 0
@@ -147,7 +161,10 @@ def test_delete_collection_and_document(store):
     add(store, DOCS[1][0], "Guide", emb)
     store.delete_document(doc)
     assert [p.title for p in store.collection_passages("c")] == ["Guide"]
-    assert all(h.title == "Guide" for h in hybrid_search(store, "Ysolde lighthouse", "c", k=5, embedder=emb))
+    assert all(
+        h.title == "Guide"
+        for h in hybrid_search(store, "Ysolde lighthouse", "c", k=5, embedder=emb)
+    )
     store.delete_collection("c")
     assert store.collections() == []
     for table in ("documents", "passages", "embeddings", "passages_fts"):

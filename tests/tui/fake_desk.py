@@ -38,6 +38,7 @@ from conflictdesk.app import (
     ScoreView,
     StageRow,
 )
+from conflictdesk.app.bench import BenchStatus, Score
 from conflictdesk.generation.types import Answer, AnswerSentence, EvidenceTable
 from conflictdesk.stages import ANSWER, RETRIEVE, SHOWN_AS
 from conflictdesk.tui.desk import ASK_STAGES, Cancelled
@@ -142,6 +143,20 @@ SCORE_RESULT = ScoreView(
     "variant=full; claims=sentences; labels=nli:fake-nli",
 )
 
+BENCH_RUNS = (
+    BenchStatus(2, "ragability", "examples/ragability.tsv", ("ask:no-llm", "gguf:smollm2"),
+                "offline:nli", "2026-11-24T01:00:00+00:00", None, 40, 23, 22),
+    BenchStatus(1, "conflicts", "typed_dev/cases.jsonl", ("ask:no-llm",), "rule-check",
+                "2026-11-23T22:00:00+00:00", "2026-11-23T22:01:00+00:00", 150, 150, 150),
+)  # fmt: skip
+BENCH_SCORES = {
+    2: [Score("correct_answer_all", "ask:no-llm", "", 15, 20),
+        Score("correct_answer_all", "gguf:smollm2", "", 1, 2)],
+    1: [Score("expected_behaviour", "ask:no-llm", "", 90, 150),
+        Score("answer_recall", "ask:no-llm", "", 70, 120),
+        Score("type_accuracy", "ask:no-llm", "", 80, 150)],
+}  # fmt: skip
+
 HISTORY = [
     RunSummary(2, "score", "2026-11-20 09:14", "Take 600 IU daily…"),
     RunSummary(1, "ask", "2026-11-20 09:02", QUESTION),
@@ -167,6 +182,7 @@ class FakeDesk:
             1: OpenedRun(HISTORY[1], full_ask(QUESTION)),
             2: OpenedRun(HISTORY[0], SCORE_RESULT),
         }
+        self.bench: list[BenchStatus] = list(BENCH_RUNS)
 
     def _check(self, name: str) -> None:
         if name in self.fail:
@@ -269,6 +285,17 @@ class FakeDesk:
                               llm="/models/qwen.gguf" if self.llm else None, llm_ready=self.llm,
                               models=rows, stages=stages)  # fmt: skip
         return report
+
+    # bench: `bench` holds the stored runs (newest first); a test may replace one with more
+    # checks to stand for a run going on in another process
+    def bench_runs(self) -> list[BenchStatus]:
+        self.calls.append(("bench_runs", None))
+        self._check("bench_runs")
+        return list(self.bench)
+
+    def bench_scores(self, run_id: int) -> list[Score]:
+        self.calls.append(("bench_scores", run_id))
+        return list(BENCH_SCORES.get(run_id, []))
 
 
 def _expand(path: Path) -> list[Path]:

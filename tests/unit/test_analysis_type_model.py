@@ -80,7 +80,7 @@ def test_question_tense():
 
 def test_shipped_model_reads_these_features_and_gives_probabilities():
     model = default_type_model()
-    assert model.feature_names == FEATURE_NAMES
+    assert set(model.feature_names) <= set(FEATURE_NAMES)
     assert model.model_id.startswith("conflictdesk-type-lr@")
     rows = [(0, S, "4,200", "Arlen had 4,200."), (1, S, "4,200", "Arlen: 4,200 people.")]
     verdict = classify_by_model(model, _evidence(rows, ["2020-01-01", "2021-01-01"]))

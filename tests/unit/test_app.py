@@ -135,3 +135,14 @@ def test_a_missing_shipped_folder_names_the_fix(monkeypatch):
     monkeypatch.setattr(locations, "editable_source", lambda: None)
     with pytest.raises(ModelMissingError, match="pip install"):
         locations.shipped_models()
+
+
+def test_ask_without_saving_the_run_leaves_the_history_empty(desk):
+    documents = (Passage(0, "The dose is 250 mg."), Passage(1, "The dose is 400 mg."))
+    request = AskRequest("What is the dose?", documents=documents, id="q1")
+    unsaved = desk.ask(request, save_run=False)
+    assert unsaved.run_id == 0 and unsaved.record["id"] == "q1"
+    assert desk.history() == []
+    saved = desk.ask(request)
+    assert [run.id for run in desk.history()] == [saved.run_id] and saved.run_id > 0
+    assert saved.answer.text == unsaved.answer.text

@@ -14,7 +14,7 @@ from conflictdesk.bench.corpus import (
 )
 from conflictdesk.bench.importer import Skipped, guess_reasoning, import_record
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ragability" / "corpus.tsv"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ragability.tsv"
 
 GOOD = {
     "contradiction_ID": "7",

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from conflictdesk.cli import bench, common, main
 from tests.fakes import FakeGenerator, fake_backends
 from tests.unit.test_bench_corpus import EXAMPLE, GOOD, write_rows
 
-SAMPLE = EXAMPLE.parent / "checker_sample.jsonl"
+SAMPLE = EXAMPLE.parent / "ragability" / "checker_sample.jsonl"
 
 
 @pytest.fixture
@@ -43,6 +44,8 @@ def test_run_twice_resumes_everything_and_writes_the_reports(tmp_path, capsys, f
     assert (again["responses_new"], again["responses_resumed"]) == (0, 40)
     assert len(fakes["m.gguf"].history) == calls
     assert again["run"] == first["run"]
+    with sqlite3.connect(tmp_path / "b.db") as conn:  # the pipeline testee saves no ask runs
+        assert conn.execute("SELECT count(*) FROM runs").fetchone()[0] == 0
     for name in ("report.md", "report.html", "responses.tsv"):
         assert (tmp_path / "rep" / name).stat().st_size > 0
 

@@ -2,12 +2,34 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from conflictdesk.scoring.cache import Ledger
 from conflictdesk.scoring.label import label_claims
-from conflictdesk.scoring.prune import best_similarity, pruned_cells
+from conflictdesk.scoring.prune import (
+    EMBED_STAGE,
+    best_similarity,
+    decode_matrix,
+    encode_matrix,
+    pruned_cells,
+)
 from conflictdesk.types import Document, Relation
 from tests.fakes import FakeEmbedder, FakeNLI, fake_backends
 
 CLAIMS = ["The Quarry Bridge opened in 1931.", "The mill burned down in 1902."]
+
+
+class DictCache:
+    def __init__(self):
+        self.entries = {}
+
+    def get(self, stage, model_id, input_hash):
+        return self.entries.get((stage, model_id, input_hash))
+
+    def put(self, stage, model_id, input_hash, output, ms):
+        self.entries[(stage, model_id, input_hash)] = output
+
+
 TEXTS = [
     "Weather was mild. The Quarry Bridge opened in 1931 after two years of work.",
     "The mill burned down in 1902 and was never rebuilt.",
@@ -19,8 +41,8 @@ def test_each_sentence_and_claim_is_embedded_once():
     embedder = FakeEmbedder()
     cells = [(i, j) for i in range(2) for j in range(3)]
     similarity = best_similarity(CLAIMS, TEXTS, cells, embedder)
-    assert len(embedder.history) == 1
-    assert len(embedder.history[0]) == len(set(embedder.history[0])) == 4 + 2
+    embedded = [text for call in embedder.history for text in call]
+    assert len(embedded) == len(set(embedded)) == 4 + 2
     assert similarity[(0, 0)] > 0.7 and similarity[(1, 1)] > 0.7
     assert similarity[(0, 1)] < similarity[(0, 0)]
 
@@ -46,3 +68,22 @@ def test_label_claims_with_prune_skips_the_cross_encoder_and_says_so():
     for row_p, row_f in zip(pruned.judgments, full.judgments):
         for jp, jf in zip(row_p, row_f):
             assert jp.relation == jf.relation or jp.relation is Relation.IRRELEVANT
+
+
+def test_stored_sentence_vectors_are_reused_and_give_the_same_similarity():
+    cache = DictCache()
+    cells = [(i, j) for i in range(2) for j in range(3)]
+    first_embedder, second_embedder = FakeEmbedder(), FakeEmbedder()
+    first = best_similarity(CLAIMS, TEXTS, cells, first_embedder, Ledger(cache))
+    second = best_similarity(CLAIMS, TEXTS, cells, second_embedder, Ledger(cache))
+    assert sorted(text for call in second_embedder.history for text in call) == sorted(CLAIMS)
+    assert len([k for k in cache.entries if k[0] == EMBED_STAGE]) == 3
+    for cell in cells:  # float16 storage: equal to three decimals
+        assert abs(first[cell] - second[cell]) < 1e-3
+
+
+def test_matrix_encoding_round_trips_in_float16():
+    matrix = np.arange(12, dtype=np.float32).reshape(3, 4) / 7
+    back = decode_matrix(encode_matrix(matrix))
+    assert back.shape == (3, 4) and back.dtype == np.float32
+    assert np.allclose(back, matrix, atol=1e-3)

@@ -19,8 +19,6 @@ SCRIPTS = ROOT / "scripts"
 MAX_FUNCTION_LINES = 60
 # script -> owner (notes/common.md); remove the entry when the owner's branch lands.
 PENDING = {
-    "bench_models.py": "h14",
-    "bench_search.py": "h14",
 }
 # Scripts that still write an absolute path to the shared data (a default, or a provenance
 # note in the manifest): the data folder is the `data_dir` setting.

@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from conflictdesk.bench.cases import TestCase
 from conflictdesk.errors import CapabilityError, UsageError
 
 
@@ -29,7 +28,9 @@ class Testee(Protocol):
 
     name: str
 
-    def respond(self, case: TestCase) -> Reply: ...
+    def respond(self, case: Any) -> Reply:
+        """The answer to one case (a Ragability `TestCase`, or another suite's case)."""
+        ...
 
 
 @dataclass(frozen=True)

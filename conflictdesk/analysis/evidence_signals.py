@@ -1,0 +1,147 @@
+"""Model-measured signals of an evidence set for the CONFLICTS type model (no word lists).
+
+- Agreement structure from the NLI stage of pair detection (both directions' probabilities
+  kept on each pair): how much the passages entail, ignore or contradict one another, whether
+  the contradiction concentrates on one passage (one against the rest), and whether it grows
+  with the time between the two passages (an update rather than a dispute).
+- Subjectivity from a linear probe on the passage embeddings (`SubjectivityProbe`), trained
+  on opinion sentences against factual statements from public corpora, never on typed cases.
+- Spread of the passages' embeddings: passages on different facets of a question sit further
+  apart than restatements of one fact."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+import numpy as np
+
+from conflictdesk.analysis.types import ConflictPair
+from conflictdesk.types import Passage
+
+SIGNAL_NAMES = (
+    "pair_entailment",
+    "pair_neutral",
+    "pair_contradiction",
+    "contradiction_focus",
+    "contradiction_time",
+    "probe_subjectivity",
+    "probe_subjectivity_max",
+    "probe_question",
+    "embedding_spread",
+)
+
+
+@dataclass(frozen=True)
+class SubjectivityProbe:
+    """P(opinion | embedding) = sigmoid(w · v + b) for unit-length embeddings of the named
+    embedder."""
+
+    embedder: str
+    weights: np.ndarray
+    bias: float
+
+    def score(self, vectors: np.ndarray) -> np.ndarray:
+        rows = np.atleast_2d(np.asarray(vectors, dtype=np.float64))
+        return 1.0 / (1.0 + np.exp(-(rows @ self.weights + self.bias)))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "embedder": self.embedder,
+            "weights": self.weights.round(6).tolist(),
+            "bias": round(float(self.bias), 6),
+        }
+
+
+def probe_from_json(blob: Mapping[str, Any]) -> SubjectivityProbe:
+    return SubjectivityProbe(
+        str(blob["embedder"]), np.asarray(blob["weights"], dtype=np.float64), float(blob["bias"])
+    )
+
+
+def pair_signals(pairs: Sequence[ConflictPair], dates: Mapping[int, date]) -> dict[str, float]:
+    """Agreement structure of the NLI-judged pairs (module docstring)."""
+    judged = [p for p in pairs if len(p.nli) == 6]
+    if not judged:
+        return {
+            "pair_entailment": 0.0,
+            "pair_neutral": 0.0,
+            "pair_contradiction": 0.0,
+            "contradiction_focus": 0.0,
+            "contradiction_time": 0.0,
+        }
+    entail = np.array([max(p.nli[0], p.nli[3]) for p in judged])
+    neutral = np.array([(p.nli[1] + p.nli[4]) / 2 for p in judged])
+    contra = np.array([max(p.nli[2], p.nli[5]) for p in judged])
+    return {
+        "pair_entailment": float(entail.mean()),
+        "pair_neutral": float(neutral.mean()),
+        "pair_contradiction": float(contra.mean()),
+        "contradiction_focus": _focus(judged, contra),
+        "contradiction_time": _time_gap_correlation(judged, contra, dates),
+    }
+
+
+def _focus(judged: Sequence[ConflictPair], contra: np.ndarray) -> float:
+    """The largest share of the contradiction mass that touches one passage, rescaled so
+    that mass spread evenly over every pair gives 0 and one passage against all gives 1."""
+    nodes = sorted({p.i for p in judged} | {p.j for p in judged})
+    total = float(contra.sum())
+    if len(nodes) < 3 or total <= 1e-9:
+        return 0.0
+    touching = {n: 0.0 for n in nodes}
+    for p, c in zip(judged, contra, strict=True):
+        touching[p.i] += float(c)
+        touching[p.j] += float(c)
+    share = max(touching.values()) / total
+    even = 2.0 / len(nodes)
+    return float(np.clip((share - even) / (1.0 - even), 0.0, 1.0))
+
+
+def _time_gap_correlation(
+    judged: Sequence[ConflictPair], contra: np.ndarray, dates: Mapping[int, date]
+) -> float:
+    """Pearson correlation between a pair's contradiction and the years between its two
+    passages (dated pairs only; 0 with fewer than three or no variation)."""
+    gaps, values = [], []
+    for p, c in zip(judged, contra, strict=True):
+        if p.i in dates and p.j in dates:
+            gaps.append(math.log1p(abs((dates[p.i] - dates[p.j]).days) / 365.25))
+            values.append(float(c))
+    if len(gaps) < 3 or np.std(gaps) < 1e-9 or np.std(values) < 1e-9:
+        return 0.0
+    return float(np.corrcoef(gaps, values)[0, 1])
+
+
+def embedding_signals(
+    query_vector: np.ndarray | None,
+    passages: Sequence[Passage],
+    vectors: Mapping[int, np.ndarray] | None,
+    probe: SubjectivityProbe | None,
+) -> dict[str, float]:
+    """Probe subjectivity of the passages and the question, and the passages' spread."""
+    rows = [vectors[p.id] for p in passages if vectors and p.id in vectors]
+    if not rows or probe is None:
+        return {name: 0.0 for name in SIGNAL_NAMES[5:]}
+    matrix = np.vstack(rows).astype(np.float64)
+    scores = probe.score(matrix)
+    question = float(probe.score(query_vector)[0]) if query_vector is not None else 0.0
+    return {
+        "probe_subjectivity": float(scores.mean()),
+        "probe_subjectivity_max": float(scores.max()),
+        "probe_question": question,
+        "embedding_spread": _spread(matrix),
+    }
+
+
+def _spread(matrix: np.ndarray) -> float:
+    """1 − the mean cosine between two passages (0 for a single passage)."""
+    if len(matrix) < 2:
+        return 0.0
+    unit = matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
+    cosines = [float(unit[a] @ unit[b]) for a, b in itertools.combinations(range(len(unit)), 2)]
+    return 1.0 - float(np.mean(cosines))

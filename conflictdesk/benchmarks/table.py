@@ -1,0 +1,87 @@
+"""The README's performance table, written from the benchmark summary (so the two agree)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
+COMMAND = "`scripts/bench.py`"
+
+
+def _ingest_rows(ingest: dict) -> list[tuple[str, str]]:
+    rate, folder, big = ingest["rate"], ingest["folder"], ingest["big_file"]
+    return [
+        ("ingest incl. embedding (~150-word passages)",
+         (f"{rate['passages_per_s']} passages/s wall, {rate.get('passages_per_cpu_s')} per "
+         f"CPU-second ({rate['passages']} passages), peak {rate['peak_mb']} MB")),
+        (f"ingest peak memory, {folder['files']}-file folder (embedded)",
+         f"{folder['peak_mb']} MB ({folder['passages_per_s']} passages/s)"),
+        (f"ingest peak memory, one {big['megabytes']:g} MB file (not embedded)",
+         f"{big['peak_mb']} MB ({big['seconds']} s)"),
+    ]  # fmt: skip
+
+
+def _search_rows(rows: list[dict], ask: Any) -> list[tuple[str, str]]:
+    out = []
+    for r in rows:
+        figure = (f"p50 {r['p50_ms']} ms, p95 {r['p95_ms']} ms; first query of a new process "
+                  f"{r['first_ms']} ms (+{r['first_minus_p50_ms']} ms)")  # fmt: skip
+        if "first_cpu_ms" in r:
+            figure += f"; CPU time first {r['first_cpu_ms']} ms, warm p50 {r['p50_cpu_ms']} ms"
+        out.append((f"search, {r['passages']:,} passages (k = {r['k']})", figure))
+    for r in ask if isinstance(ask, list) else []:
+        out.append((f"`ask` through Desk.ask, {r['passages']:,} passages ({r['real']:,} real)",
+                    f"median {r['median_ms']} ms, p90 {r['p90_ms']} ms"))  # fmt: skip
+    return out
+
+
+def _model_rows(models: dict) -> list[tuple[str, str]]:
+    ct2, llm, torch = models["cross_encoder"], models["llm_per_pair"], models["torch_fp32"]
+    llm_text = llm.get("not_measured") or (
+        f"{llm['pairs_per_s']} pairs/s; the cross-encoder is "
+        f"{models['cross_encoder_vs_llm_per_pair']}x faster"
+    )
+    torch_text = torch.get("not_measured") or f"{torch['pairs_per_s']} pairs/s"
+    return [("cross-encoder (int8, CTranslate2)", f"{ct2['pairs_per_s']} pairs/s"),
+            ("instead: LLM per pair (SmolLM2 GGUF fixture, Table 7 label scoring)", llm_text),
+            ("instead: the same cross-encoder in PyTorch fp32", torch_text)]  # fmt: skip
+
+
+def _scoring_rows(rows: list[dict]) -> list[tuple[str, str]]:
+    return [(f"`score`, {r['claims']} claims x {r['documents']} documents",
+             (f"every pair {r['all_pairs_s']} s; gate (default) {r['gated_s']} s; gate + pruning "
+             f"{r['pruned_cold_s']} s cold, {r['pruned_stored_s']} s with stored vectors "
+             f"({r['pruned_stored_vs_gated']}x the default, {r['pruned_stored_vs_all_pairs']}x "
+             f"every pair); CPU s: {r.get('all_pairs_cpu_s')} / {r.get('gated_cpu_s')} / "
+             f"{r.get('pruned_cold_cpu_s')} / {r.get('pruned_stored_cpu_s')}")) for r in rows]  # fmt: skip
+
+
+def figures_table(summary: dict[str, Any]) -> str:
+    """Markdown table rows of every measured part of `summary`."""
+    rows: list[tuple[str, str]] = []
+    if isinstance(summary.get("ingest"), dict):
+        rows += _ingest_rows(summary["ingest"])
+    if isinstance(summary.get("search"), list):
+        rows += _search_rows(summary["search"], summary.get("ask"))
+    if isinstance(summary.get("models"), dict) and "cross_encoder" in summary["models"]:
+        rows += _model_rows(summary["models"])
+    if isinstance(summary.get("scoring"), list):
+        rows += _scoring_rows(summary["scoring"])
+    if isinstance(summary.get("cli"), dict):
+        rows.append(
+            ("CLI cold start (`conflictdesk --version`)", f"{summary['cli']['median_s']} s")
+        )
+    mode = "quick sizes" if summary.get("quick") else "full sizes"
+    lines = [(f"Measured by {COMMAND} ({mode}, {summary.get('threads')} threads, medians of "
+             f"{summary.get('repeats')}):"), "", "| what | figure |", "|---|---|"]  # fmt: skip
+    return "\n".join(lines + [f"| {what} | {figure} |" for what, figure in rows])
+
+
+def replace_table(readme: str, table: str) -> str:
+    """`readme` with the text between the bench markers replaced (markers appended if absent)."""
+    block = f"{BEGIN}\n{table}\n{END}"
+    if BEGIN in readme and END in readme:
+        return re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: block, readme,
+                      flags=re.DOTALL)  # fmt: skip
+    return readme.rstrip("\n") + "\n\n" + block + "\n"

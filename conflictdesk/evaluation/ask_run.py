@@ -1,0 +1,155 @@
+"""`ask` and the relevance-only baseline run over QACC dev and RAMDocs cases, scored by
+`ask_scoring`, and the text table; `scripts/eval_ask.py` is the command line (its docstring
+defines each metric)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from conflictdesk.analysis.text import idf_weights, key_sentence
+from conflictdesk.evaluation.ask_scoring import (
+    Case,
+    Prediction,
+    load_qacc,
+    load_ramdocs,
+    premise,
+    score,
+)
+from conflictdesk.generation.answer import ask
+from conflictdesk.generation.types import AnswerSentence
+from conflictdesk.types import ConflictType
+
+
+def load_dataset(name: str, data: Path, eval_half_only: bool = False) -> list[Case]:
+    """QACC dev or RAMDocs dev under the data folder; RAMDocs' EVAL half alone when asked."""
+    if name == "qacc":
+        return load_qacc(data / "qacc" / "dev.jsonl")
+    cases = load_ramdocs(data / "ramdocs" / "dev.jsonl")
+    return [c for c in cases if c.half == "eval"] if eval_half_only else cases
+
+
+def run_system(case: Case, backends: Any, strategy: str | None) -> Prediction:
+    started = time.perf_counter()
+    analysis, result, _ = ask(
+        case.query,
+        case.passages,
+        backends,
+        strategy=strategy,
+        gold_type=case.gold_type,
+        check_parametric=False,
+    )
+    ms = (time.perf_counter() - started) * 1000.0
+    return Prediction(
+        conflict=analysis.verdict.type is not ConflictType.NO_CONFLICT,
+        conflict_type=analysis.verdict.type.value,
+        rule=analysis.resolution.rule,
+        sentences=result.sentences,
+        tags={t.passage_id: t.tag for t in analysis.tags},
+        packet={i: premise(analysis.passage(i)) for i in analysis.packet.passage_ids},
+        ms=ms,
+    )
+
+
+def run_baseline(case: Case, backends: Any) -> Prediction:
+    """Relevance-only: the most relevant passage's best sentence; never a conflict."""
+    started = time.perf_counter()
+    vectors = backends.embedder.embed([case.query] + [p.text for p in case.passages])
+    cosine = vectors[1:] @ vectors[0]
+    best = case.passages[int(cosine.argmax())]
+    idf = idf_weights([p.text for p in case.passages])
+    sentence = key_sentence(case.query, best.text, idf)
+    ms = (time.perf_counter() - started) * 1000.0
+    return Prediction(
+        False,
+        ConflictType.NO_CONFLICT.value,
+        "direct",
+        (AnswerSentence(sentence, (best.id,)),),
+        packet={best.id: premise(best)},
+        ms=ms,
+    )
+
+
+# -- main --------------------------------------------------------------------------------------
+
+
+def evaluate(
+    cases: list[Case],
+    backends: Any,
+    strategy: str | None = None,
+    nli_metrics: bool = False,
+    on_progress: Callable[[str, int, int], None] | None = None,
+) -> dict[str, Any]:
+    """System and baseline scored on each subset (RAMDocs: the EVAL half, and all)."""
+    system, baseline = [], []
+    for n, case in enumerate(cases, start=1):
+        system.append(run_system(case, backends, strategy))
+        baseline.append(run_baseline(case, backends))
+        baseline[-1].tags = system[-1].tags  # leakage of the baseline judged by the same tags
+        if on_progress is not None:
+            on_progress(case.dataset, n, len(cases))
+    nli = backends.nli if nli_metrics else None
+    subsets = {"all": list(range(len(cases)))}
+    if cases and cases[0].dataset == "ramdocs" and any(c.half != "eval" for c in cases):
+        subsets = {"eval_half": [i for i, c in enumerate(cases) if c.half == "eval"], **subsets}
+    elif cases and cases[0].dataset == "ramdocs":
+        subsets = {"eval_half": subsets["all"]}
+    report = {}
+    for name, index in subsets.items():
+        chosen = [cases[i] for i in index]
+        report[name] = {
+            "system": score(chosen, [system[i] for i in index], nli),
+            "baseline": score(chosen, [baseline[i] for i in index], nli),
+        }
+    return report
+
+
+def render(results: dict[str, Any]) -> str:
+    lines = []
+    for dataset, subsets in results.items():
+        if dataset == "method":
+            continue
+        for subset, systems in subsets.items():
+            n = systems["system"]["questions"]
+            gold = systems["system"]["gold_conflicts"]
+            lines.append(f"\n{dataset} ({subset}, {n} questions, {gold} gold conflicts)")
+            lines.append(f"  {'metric':<28}{'system':>10}{'baseline':>10}")
+            for label, getter in ROWS:
+                values = [getter(systems[s]) for s in ("system", "baseline")]
+                if all(v is None for v in values):
+                    continue
+                cells = "".join(f"{_fmt(v):>10}" for v in values)
+                lines.append(f"  {label:<28}{cells}")
+            lines.append(f"  predicted types: {systems['system']['predicted_types']}")
+    lines.append(f"\nmodels: {results['method']}")
+    return "\n".join(lines)
+
+
+ROWS = (
+    ("conflict precision", lambda r: r["detection"]["precision"]),
+    ("conflict recall", lambda r: r["detection"]["recall"]),
+    ("conflict F1", lambda r: r["detection"]["f1"]),
+    ("answer recall", lambda r: r["answer_recall"]),
+    ("lead answer recall", lambda r: r["lead_answer_recall"]),
+    ("citation precision (gold)", lambda r: r["citation_precision_gold"]),
+    ("citation recall (gold)", lambda r: r["citation_recall_gold"]),
+    ("judged sentences", lambda r: r["judged_sentences"]),
+    ("CARS", lambda r: r.get("cars", {}).get("cars")),
+    ("  RA (rule = gold type's)", lambda r: r.get("cars", {}).get("ra")),
+    ("NLI citation precision", lambda r: r.get("nli", {}).get("precision")),
+    ("NLI citation recall", lambda r: r.get("nli", {}).get("recall")),
+    ("citation leakage", lambda r: r.get("nli", {}).get("leakage")),
+    ("factual grounding", lambda r: r.get("nli", {}).get("grounding")),
+    ("contradiction rate", lambda r: r.get("nli", {}).get("contradiction_rate")),
+    ("mean ms / question", lambda r: r["mean_ms"]),
+)
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.3f}" if value < 10 else f"{value:.0f}"

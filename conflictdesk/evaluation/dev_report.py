@@ -1,0 +1,52 @@
+"""The development report: each evaluation script run in turn, its output kept as printed,
+in one Markdown file (`scripts/eval_dev.py` is its command line)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+STEPS: tuple[tuple[str, list[str]], ...] = (
+    ("Conflict detection (ConflictScore, shipped labeller)", ["eval_conflictscore.py"]),
+    ("Fusion labeller", ["train_fusion.py", "--no-write"]),
+    ("Abstention", ["eval_abstention.py"]),
+    ("CONFLICTS type (typed_dev, CV by case)", ["train_type_classifier.py", "--eval-only"]),
+    ("Stage-1 pair detector", ["train_pair_detector.py", "--report-only"]),
+)
+NLI_STEP = ("NLI dev sets and relations", ["eval_models.py"])
+HEADER = (
+    "# Development report\n\nWritten by `.venv/bin/python scripts/eval_dev.py`. Development "
+    "figures only: kept-back sets are measured independently.\n\n"
+)
+
+
+def run_step(scripts: Path, title: str, argv: list[str]) -> str:
+    """One evaluation script as a Markdown section: its command, output and duration."""
+    command = [sys.executable, str(scripts / argv[0]), *argv[1:]]
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - start
+    status = "" if done.returncode == 0 else f" — FAILED (exit {done.returncode})"
+    body = done.stdout.strip() or done.stderr.strip()[-3000:]
+    shown = " ".join(["scripts/" + argv[0], *argv[1:]])
+    return (
+        f"## {title}{status}\n\n`.venv/bin/python {shown}` ({seconds:.0f} s)\n\n```\n{body}\n```\n"
+    )
+
+
+def dev_report(
+    scripts: Path,
+    steps: Sequence[tuple[str, list[str]]],
+    on_step: Callable[[str], None] | None = None,
+) -> tuple[str, int]:
+    """The report's Markdown and how many steps failed; a failing step does not stop the rest."""
+    sections = []
+    for title, argv in steps:
+        if on_step is not None:
+            on_step(argv[0])
+        sections.append(run_step(scripts, title, argv))
+    failed = sum("— FAILED" in s.splitlines()[0] for s in sections)
+    return HEADER + "\n".join(sections), failed

@@ -1,0 +1,77 @@
+"""Smoke test of the benchmark suite at tiny sizes (structure, not timings) and of the README
+table written from its JSON."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conflictdesk.benchmarks.ingest import ingest_in_child, write_big_file, write_folder
+from conflictdesk.benchmarks.search import time_search
+from conflictdesk.benchmarks.suite import SuiteOptions, cli_cold_start, run_suite
+from conflictdesk.benchmarks.table import BEGIN, END, figures_table, replace_table
+
+SUMMARY = {
+    "quick": True, "threads": 2, "repeats": 1,
+    "search": [{"passages": 100, "k": 5, "p50_ms": 1.5, "p95_ms": 2.5, "first_ms": 9.0,
+                "first_minus_p50_ms": 7.5}],
+    "scoring": [{"claims": 10, "documents": 10, "all_pairs_s": 9.0, "gated_s": 3.0,
+                 "pruned_cold_s": 2.0, "pruned_stored_s": 1.0, "pruned_stored_vs_gated": 3.0,
+                 "pruned_stored_vs_all_pairs": 9.0}],
+    "models": {"cross_encoder": {"pairs_per_s": 40.0}, "llm_per_pair": {"pairs_per_s": 2.0},
+               "cross_encoder_vs_llm_per_pair": 20.0,
+               "torch_fp32": {"not_measured": "torch not installed"}},
+    "cli": {"median_s": 0.4},
+}  # fmt: skip
+
+
+def test_search_at_a_tiny_size_reports_first_and_warm_queries(tmp_path):
+    row = time_search(tmp_path / "s.db", 60, 4, 5)
+    assert row["passages"] == 60 and row["queries"] == 4
+    assert 0 < row["p50_ms"] <= row["p95_ms"]
+    assert list((tmp_path / "s.db.vectors").glob("*.npy"))  # the vector file was written
+
+
+def test_ingest_runs_in_a_child_and_reports_its_own_peak(tmp_path):
+    folder = write_folder(tmp_path / "docs", 3, 12)
+    write_big_file(folder / "big.txt", 0.02, 3000)
+    result = ingest_in_child([folder], embed=False, threads=1)
+    assert result["documents"] == 4 and result["failed"] == 0
+    assert result["passages"] > 4 and result["peak_mb"] > 10
+
+
+def test_cli_cold_start_runs_the_real_command():
+    assert cli_cold_start(1)["median_s"] > 0
+
+
+def test_suite_without_data_says_what_was_not_measured(tmp_path, monkeypatch):
+    monkeypatch.delenv("CONFLICTDESK_DATA", raising=False)
+    summary = run_suite(SuiteOptions(quick=True, repeats=1, parts=("scoring",)))
+    assert "not_measured" in summary["scoring"]
+    json.dumps(summary)
+
+
+def test_table_rows_come_from_the_summary():
+    table = figures_table(SUMMARY)
+    assert "p50 1.5 ms, p95 2.5 ms" in table
+    assert "every pair 9.0 s; gate (default) 3.0 s" in table and "3.0x the default" in table
+    assert "40.0 pairs/s" in table and "20.0x faster" in table
+    assert "torch not installed" in table
+
+
+@pytest.mark.parametrize("readme", ["# Title\n", f"# T\n\n{BEGIN}\nold\n{END}\n\nafter\n"])
+def test_replace_table_is_idempotent(readme):
+    once = replace_table(readme, figures_table(SUMMARY))
+    assert replace_table(once, figures_table(SUMMARY)) == once
+    assert once.count(BEGIN) == 1 and "\nold\n" not in once
+
+
+def test_synthetic_padding_can_grow_a_collection_twice(tmp_path):
+    from conflictdesk.benchmarks.search import SyntheticText, add_synthetic
+    from conflictdesk.store import Store
+
+    with Store.open(tmp_path / "p.db") as store:
+        add_synthetic(store, "c", 12, SyntheticText(), "m@1")
+        add_synthetic(store, "c", 8, SyntheticText(), "m@1")
+        assert store.conn.execute("SELECT count(*) FROM passages").fetchone()[0] == 20
