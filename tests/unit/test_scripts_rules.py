@@ -18,8 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "scripts"
 MAX_FUNCTION_LINES = 60
 # script -> owner (notes/common.md); remove the entry when the owner's branch lands.
-PENDING = {
-}
+PENDING = {}
 # Scripts that still write an absolute path to the shared data (a default, or a provenance
 # note in the manifest): the data folder is the `data_dir` setting.
 ABSOLUTE_PATH_PENDING = {"train_type_classifier.py": "h16t"}
