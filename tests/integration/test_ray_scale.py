@@ -119,7 +119,7 @@ def test_ray_ingest_stores_the_same_vectors(ray_cluster, capsys, tmp_path):
 
 
 def test_ray_bench_run_writes_the_same_responses_and_report(ray_cluster, capsys, tmp_path):
-    corpus = Path(__file__).resolve().parents[2] / "examples" / "ragability" / "corpus.tsv"
+    corpus = Path(__file__).resolve().parents[2] / "examples" / "ragability.tsv"
     reports = []
     for name, extra in (("plain", []), ("ray", ["--ray", "--ray-workers", "2"])):
         out = tmp_path / name
