@@ -27,3 +27,12 @@ class ModelOutputError(ConflictDeskError):
 
 class CapabilityError(ConflictDeskError):
     """A stage needs a capability (e.g. a GGUF LLM) that is not configured."""
+
+
+class ServerError(ModelOutputError):
+    """An LLM server gave no usable answer (down, timed out, an error status, a malformed
+    reply); like any model answer that fails, that input fails and a batch goes on."""
+
+    def __init__(self, message: str, *, status: int | None = None, body: str = "") -> None:
+        super().__init__(message)
+        self.status, self.body = status, body

@@ -147,11 +147,11 @@ def test_capabilities_without_llm_report_fallback_methods(models):
     assert caps.llm is False
     assert caps.models["nli"].startswith("conflictdesk-nli-minilm-int8@")
     assert caps.method("tag") == "nli" and caps.method("classify") == "type-model"
-    assert any("no GGUF" in note for note in caps.notes)
+    assert any("no LLM configured" in note for note in caps.notes)
 
 
 def test_capabilities_say_when_the_pair_model_is_out_of_the_route(models):
-    assert capabilities(config_for(models)).method("pairs") == "mlp"
+    assert capabilities(config_for(models)).method("pairs") == "mlp+nli"
     manifest = Manifest.load(models / "manifest.json")
     (entry,) = [e for e in manifest.entries if e.role == "pair"]
     entry.extra = {"route": "stage2-only"}
@@ -165,8 +165,11 @@ def test_capabilities_say_when_the_pair_model_is_out_of_the_route(models):
 def test_capabilities_with_llm_path(models, tmp_path, monkeypatch):
     monkeypatch.setattr(registry, "llama_cpp_available", lambda: True)
     caps = capabilities(config_for(models, llm_path=tmp_path / "m.gguf"))
-    assert caps.llm and caps.method("tag") == "llm-label-scoring"
+    # tagging and the default labeller never use the LLM; regeneration needs one
+    assert caps.llm and caps.method("tag") == "nli" and caps.method("label") == "nli"
     assert caps.to_json()["stages"]["classify"] == "llm"
+    assert caps.method("regenerate") == "llm"
+    assert capabilities(config_for(models)).method("regenerate").startswith("unavailable")
 
 
 def test_llm_path_must_be_gguf(models, tmp_path):
