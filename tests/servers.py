@@ -146,3 +146,36 @@ class LlamaServer:
                 self.process.wait()
         self.log.close()
         Path(self.log.name).unlink(missing_ok=True)
+
+
+def minimal_instance(schema: dict[str, Any]) -> Any:
+    """The smallest value valid under `schema` (the subset conflictdesk's prompts use)."""
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema.get("type", "object")
+    kind = kind[0] if isinstance(kind, list) else kind
+    if kind == "object":
+        properties = schema.get("properties", {})
+        return {name: minimal_instance(properties[name]) for name in schema.get("required", [])}
+    if kind == "array":
+        return [minimal_instance(schema.get("items", {})) for _ in range(schema.get("minItems", 0))]
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 1)
+    if kind == "string":
+        return "x" * max(schema.get("minLength", 1), 1)
+    return {"boolean": False, "null": None}[kind]
+
+
+def schema_answers(path: str, body: dict[str, Any]) -> Reply:
+    """A fake LLM that answers every JSON request with a minimal valid value and free text
+    with a sentence; a prompt that mentions BROKEN gets HTTP 500, MALFORMED a non-JSON body."""
+    prompt = json.dumps(body.get("messages"))
+    if "BROKEN" in prompt:
+        return 500, b'{"error": {"message": "internal failure"}}', 0.0
+    if "MALFORMED" in prompt:
+        return 200, b"<html>bad gateway</html>", 0.0
+    response_format = body.get("response_format") or {}
+    schema = response_format.get("schema") or response_format.get("json_schema", {}).get("schema")
+    if schema is not None:
+        return chat(json.dumps(minimal_instance(schema)))
+    return chat("A plain answer.")

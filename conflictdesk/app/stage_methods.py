@@ -12,6 +12,7 @@ from conflictdesk.config import Settings
 from conflictdesk.generation.parametric import NO_LLM
 from conflictdesk.scoring.decompose import SPLITTER_METHOD
 
+SPLIT = f"{SPLITTER_METHOD} (no LLM configured)"
 NEEDS_LLM = "unavailable: needs an LLM (--llm PATH.gguf or --llm-url URL)"
 
 
@@ -28,11 +29,7 @@ def stage_methods(settings: Settings, caps: Capabilities) -> list[StageRow]:
         ("classify", f"llm:{llm}" if llm else type_model, bool(llm)),
         ("answer", f"llm:{llm}:pipeline" if llm else "extractive:<resolution rule>", bool(llm)),
         ("parametric", f"closed-book check on llm:{llm}" if llm else NO_LLM, bool(llm)),
-        (
-            "decompose",
-            f"llm-table6({llm})" if llm else f"{SPLITTER_METHOD} (no LLM configured)",
-            bool(llm),
-        ),  # fmt: skip
+        ("decompose", f"llm-table6({llm})" if llm else SPLIT, bool(llm)),
         ("label", f"nli({nli})", False),
         ("regenerate", f"llm-table13({llm})" if llm else NEEDS_LLM, bool(llm)),
     ]

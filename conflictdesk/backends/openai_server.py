@@ -55,6 +55,7 @@ class OpenAIServerGenerator:
         self.structured_mode: str | None = None  # found on the first JSON call
         self.logprobs: bool | None = None  # whether the server returns top_logprobs
         self.last_label_rule = ""
+        self.label_rules: dict[str, int] = {}  # how many label scorings ran by each rule
 
     # -- identity ------------------------------------------------------------------------------
 
@@ -121,9 +122,9 @@ class OpenAIServerGenerator:
             top = self._top_logprobs(messages)
             distribution = label_distribution(top, labels) if top is not None else None
             if distribution is not None:
-                self.last_label_rule = "logprobs"
+                self._count("logprobs")
                 return distribution
-        self.last_label_rule = "generation"
+        self._count("generation")
         schema = {
             "type": "object",
             "properties": {"label": {"type": "string", "enum": list(labels)}},
@@ -132,6 +133,10 @@ class OpenAIServerGenerator:
         }
         chosen = self.generate_json(messages, schema, max_tokens=32)["label"]
         return {label: 1.0 if label == chosen else 0.0 for label in labels}
+
+    def _count(self, rule: str) -> None:
+        self.last_label_rule = rule
+        self.label_rules[rule] = self.label_rules.get(rule, 0) + 1
 
     # -- requests ------------------------------------------------------------------------------
 

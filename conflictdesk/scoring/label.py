@@ -156,6 +156,7 @@ def label_claims(
         method = f"nli({backends.nli.model_id})"
     else:
         llm = _require_llm(backends, labeller)
+        before = dict(getattr(llm, "label_rules", {}))
         if labeller == "llm":
             pairs = [(claims[i], texts[j]) for i, j in open_cells]
             judged |= dict(zip(open_cells, label_with_llm(pairs, llm, ledger), strict=True))
@@ -164,6 +165,7 @@ def label_claims(
             two_stage, method = _two_stage(claims, texts, open_cells, backends.nli, llm, ledger,
                                            threshold)  # fmt: skip
             judged |= two_stage
+        method += label_rules_used(before, getattr(llm, "label_rules", {}))
     if gate:
         method += f"; gate: {len(gated)} of {len(cells)} pairs share no content word (IRRELEVANT)"
     if prune:
@@ -173,6 +175,13 @@ def label_claims(
         )
     grid = tuple(tuple(judged[(i, j)] for j in range(len(texts))) for i in range(len(claims)))
     return Labelling(grid, method)
+
+
+def label_rules_used(before: dict[str, int], after: dict[str, int]) -> str:
+    """ "; label scores by R (n), ..." for the scoring rules the LLM ran since `before` (a
+    server's "logprobs" or "generation", a GGUF's "first-token" or "full-label")."""
+    used = {rule: n - before.get(rule, 0) for rule, n in after.items() if n > before.get(rule, 0)}
+    return "; label scores by " + ", ".join(f"{r} ({n})" for r, n in used.items()) if used else ""
 
 
 def _require_fusion(backends: Backends) -> FusionModel:

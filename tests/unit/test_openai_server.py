@@ -47,9 +47,9 @@ def test_several_models_need_a_name_and_an_unserved_name_is_refused():
     two = {"object": "list", "data": [{"id": "a"}, {"id": "b"}]}
     with FakeServer(replies(chat("hi")), models=two) as server:
         with pytest.raises(ServerError, match=r"serves 2 models \['a', 'b'\].*--llm-model"):
-            OpenAIServerGenerator(server.url).model_id
+            _ = OpenAIServerGenerator(server.url).model_id
         with pytest.raises(ServerError, match="does not serve 'c'"):
-            OpenAIServerGenerator(server.url, model="c").model_id
+            _ = OpenAIServerGenerator(server.url, model="c").model_id
         assert OpenAIServerGenerator(server.url, model="b").model_id.startswith("openai:b@")
 
 
@@ -162,7 +162,7 @@ def test_server_failures_are_clear_errors(reply, message):
 def test_a_server_that_is_down():
     generator = OpenAIServerGenerator(f"http://127.0.0.1:{closed_port()}/v1", timeout=2)
     with pytest.raises(ServerError, match="cannot reach the LLM server .*is it running"):
-        generator.model_id
+        _ = generator.model_id
 
 
 def test_only_the_named_host_is_contacted(monkeypatch):
