@@ -13,7 +13,7 @@ from conflictdesk.app.desk import (
     count_files,
     verified_backends,
 )
-from conflictdesk.app.models_report import discover_models, models_report
+from conflictdesk.app.models_report import discover_models, models_report, probe_llm_server
 from conflictdesk.app.scoring import (
     DEFAULT_LABELLER,
     LABELLERS,
@@ -69,6 +69,7 @@ __all__ = [
     "discover_models",
     "load_settings",
     "models_report",
+    "probe_llm_server",
     "shipped_examples",
     "shipped_models",
     "verified_backends",

@@ -170,3 +170,16 @@ def discover_models() -> tuple[list[Any], list[str]]:
     from conflictdesk.backends.gguf_info import discover
 
     return discover()
+
+
+def probe_llm_server(settings: Settings) -> tuple[bool, str]:
+    """Ask the configured server (only when `llm_url` is set: the user named it) which model
+    it serves: (reachable, what it said or what went wrong)."""
+    from conflictdesk.backends.registry import build_server_llm
+    from conflictdesk.errors import ServerError
+
+    try:
+        model_id = build_server_llm(settings).model_id
+    except ServerError as exc:
+        return False, str(exc)
+    return True, f"{settings.llm_url} answers; judgment-cache key {model_id}"
