@@ -1,5 +1,10 @@
 """Errors the engine raises; the CLI maps them to exit statuses and one-line messages."""
 
+# How to configure an LLM, for the messages of stages that cannot run without one.
+LLM_HINT = (
+    "pass --llm PATH.gguf or --llm-url URL (or set CONFLICTDESK_LLM_PATH or CONFLICTDESK_LLM_URL)"
+)
+
 
 class ConflictDeskError(Exception):
     """Base class for every error conflictdesk reports to a user."""

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from conflictdesk.backends.base import NLI, Backends, Generator
-from conflictdesk.errors import CapabilityError, ModelOutputError, UsageError
+from conflictdesk.errors import LLM_HINT, CapabilityError, ModelOutputError, UsageError
 from conflictdesk.scoring.cache import Ledger
 from conflictdesk.scoring.fusion import FusionModel, pair_features
 from conflictdesk.scoring.prompts import LABEL_TABLE7, fill
@@ -223,8 +223,8 @@ def label_with_fusion(
 def _require_llm(backends: Backends, labeller: str) -> Generator:
     if backends.llm is None:
         raise CapabilityError(
-            f"the {labeller!r} labeller needs a GGUF model: pass --llm PATH or set "
-            "CONFLICTDESK_LLM_PATH (the default 'nli' labeller needs none)"
+            f"the {labeller!r} labeller needs an LLM (a GGUF model or a server): "
+            f"{LLM_HINT} (the default 'nli' labeller needs none)"
         )
     return backends.llm
 
