@@ -283,7 +283,7 @@ def _build_llm(config: Config, manifest: Manifest, cache: VerificationCache) -> 
 
     return LlamaCppGenerator(
         path,
-        model_id=registered.model_id if registered else path.stem,
+        model_id=registered.model_id if registered else unpinned_gguf_id(path),
         n_ctx=config.n_ctx,
         n_gpu_layers=_gpu_layers(config),
         threads=config.threads,
@@ -294,6 +294,20 @@ def _registered_gguf(manifest: Manifest, path: Path, config: Config) -> ModelEnt
     base = Path(config.models_dir)
     llm_files = [e for e in manifest.by_role("llm") if not server_entry(e)]
     return next((e for e in llm_files if e.resolve(base) == path.resolve()), None)
+
+
+def unpinned_gguf_id(path: Path) -> str:
+    """The cache key of a GGUF not in the manifest (never hashed: it may be gigabytes): its
+    name and a digest of its size and modification time, so replaced weights under the same
+    name do not inherit the old judgments. `models add` pins it by sha256 instead."""
+    import hashlib
+
+    try:
+        stat = path.stat()
+        stamp = f"{stat.st_size}:{stat.st_mtime_ns}"
+    except OSError:
+        stamp = "missing"
+    return f"{path.stem}@unpinned-{hashlib.sha256(stamp.encode()).hexdigest()[:8]}"
 
 
 def llm_model_id(config: Config) -> str | None:
@@ -307,7 +321,7 @@ def llm_model_id(config: Config) -> str | None:
         return f"openai:{model or '(its model)'}@{digest or '(digest from /v1/models)'}"
     if config.llm_path:
         registered = _registered_gguf(manifest, Path(config.llm_path), config)
-        return registered.model_id if registered else Path(config.llm_path).stem
+        return registered.model_id if registered else unpinned_gguf_id(Path(config.llm_path))
     return entry.model_id if entry is not None else None
 
 

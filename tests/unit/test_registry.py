@@ -188,7 +188,12 @@ def test_unregistered_gguf_warns_and_registered_one_is_verified(models, tmp_path
     config = config_for(models, llm_path=gguf, device="auto", n_gpu_layers=0)
     with pytest.warns(UserWarning, match="not in the manifest"):
         backends = load_backends(config, roles=("llm",), verification=VerificationCache(None))
-    assert backends.llm is not None and backends.llm.model_id == "tiny"
+    assert backends.llm is not None and backends.llm.model_id.startswith("tiny@unpinned-")
+    gguf.write_bytes(b"GGUF" + b"\1" * 32)  # other weights under the same name: another key
+    with pytest.warns(UserWarning, match="not in the manifest"):
+        again = load_backends(config, roles=("llm",), verification=VerificationCache(None))
+    assert again.llm.model_id.startswith("tiny@unpinned-")
+    assert again.llm.model_id != backends.llm.model_id
     manifest = Manifest.load(models / "manifest.json")
     manifest.upsert(
         entry_for("tiny-llm", "llm", gguf, licence="x", source="t", rebuild="r", base=models)
