@@ -120,11 +120,11 @@ def test_detect_labels_by_logprobs_on_the_server(llama_server, tmp_path):
 def test_bench_with_a_server_testee_and_checker(llama_server, tmp_path):
     target = f"openai:{llama_server.url}"
     result = conflictdesk(
-        "bench", "run", str(CORPUS), "--testee", target, "--checker", target, "--limit", "2",
+        "bench", "run", str(CORPUS), "--testee", target, "--checker", target, "--limit", "1",
         "--out", str(tmp_path / "rep"), "--json", db=tmp_path / "b.db",
     )  # fmt: skip
     (report,) = jsonl(result)
-    assert report["responses_new"] == 2
+    assert report["responses_new"] == 1
     assert report["checker"].startswith("openai:smollm2@")
     assert {s["testee"] for s in report["scores"]} == {report["checker"]}
     assert (tmp_path / "rep" / "responses.tsv").stat().st_size > 0
