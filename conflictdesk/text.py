@@ -7,16 +7,7 @@ from __future__ import annotations
 
 import re
 
-# Tokens that end with a period without ending a sentence (compared lower-cased, no period).
-# fmt: off
-ABBREVIATIONS = frozenset((
-    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "vs", "etc", "e.g", "i.e",
-    "cf", "al", "approx", "fig", "no", "nos", "vol", "inc", "ltd", "co", "corp", "dept",
-    "est", "gen", "gov", "lt", "col", "sgt", "capt", "rev", "jan", "feb", "mar", "apr",
-    "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "u.s", "u.k", "u.n", "a.m",
-    "p.m", "ph.d", "b.c", "a.d",
-))
-# fmt: on
+from conflictdesk.vocabulary import ABBREVIATIONS
 
 # A sentence ends at . ! ? (or …), optionally followed by closing quotes/brackets, then space.
 _BOUNDARY = re.compile(r"""([.!?…]+)(["'”’)\]]*)(\s+)""")
@@ -181,32 +172,3 @@ def normalise_answer(text: str) -> str:
     text = re.sub(r"[^\w\s]", " ", text.lower())
     words = [w for w in text.split() if w not in ("a", "an", "the")]
     return " ".join(words)
-
-
-# fmt: off
-STOPWORDS = frozenset((
-    "the", "and", "but", "for", "from", "with", "into", "onto", "over", "under", "after",
-    "before", "between", "during", "about", "against", "this", "that", "these", "those", "its",
-    "his", "her", "hers", "their", "theirs", "him", "them", "they", "she", "who", "whom", "whose",
-    "which", "what", "when", "where", "why", "how", "than", "then", "there", "here", "not",
-    "are", "was", "were", "been", "being", "has", "have", "had", "does", "did", "can", "could",
-    "may", "might", "will", "would", "should", "must", "shall", "also", "some", "any", "all",
-    "more", "most", "other", "such", "only", "own", "same", "very", "just", "out", "off", "our",
-    "your", "you", "one", "answer", "question",
-))
-# fmt: on
-_CONTENT_TOKEN = re.compile(r"[^\W_]+(?:[,.][0-9]+)*")
-
-
-def content_words(text: str) -> frozenset[str]:
-    """Lower-cased words of 3+ characters that are not stopwords, cut to their first 5
-    characters (a crude stem: "played"/"player" → "playe"), and numbers without thousands
-    separators ("3,559" → "3559"). "answer" and "question" count as stopwords because
-    ConflictBench-style claims all contain them."""
-    words = set()
-    for token in _CONTENT_TOKEN.findall(text.lower()):
-        if token[0].isdigit():
-            words.add(token.replace(",", ""))
-        elif len(token) >= 3 and token not in STOPWORDS:
-            words.add(token[:5])
-    return frozenset(words)

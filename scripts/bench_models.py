@@ -143,7 +143,7 @@ def bench_prefix(generator: Any, repeats: int) -> dict[str, float]:
 
 def nli_model(threads: int, workdir: Path) -> tuple[Any, str]:
     from conflictdesk.backends.ct2_nli import CT2CrossEncoder
-    from tests.integration.runtime_artefacts import build_ct2_nli, shipped_entry
+    from conflictdesk.training.artefacts import build_ct2_nli, shipped_entry
 
     shipped = shipped_entry("nli")
     if shipped:
@@ -214,7 +214,7 @@ def main() -> int:
     skip = set(filter(None, args.skip.split(",")))
     results: dict[str, Any] = {"threads": args.threads, "repeats": args.repeats}
     if "llama" not in skip:
-        from tests.integration.runtime_artefacts import smollm2_gguf
+        from conflictdesk.training.artefacts import smollm2_gguf
 
         gguf = args.gguf or smollm2_gguf()
         if gguf is None:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import inspect
 from collections.abc import Iterable
 from functools import partial
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from conflictdesk.app import OpenedRun
 from conflictdesk.tui.desk import Desk
 from conflictdesk.tui.screens.ask import AskScreen
 from conflictdesk.tui.screens.collections import CollectionsScreen
@@ -70,10 +71,10 @@ class ConflictDeskApp(App[None]):
     def action_toggle_theme(self) -> None:
         self.theme = THEMES[1] if self.theme == THEMES[0] else THEMES[0]
 
-    async def open_run(self, mode: str, run: dict[str, Any]) -> None:
+    async def open_run(self, mode: str, run: OpenedRun) -> None:
         """Show a stored run on its screen, exactly as stored (nothing is recomputed)."""
         await self.switch_mode(mode)
-        shown = self.screen.reopen(run["result"], run.get("id"))
+        shown = self.screen.reopen(run.view, run.summary.id)
         if inspect.isawaitable(shown):
             await shown
 

@@ -1,7 +1,7 @@
 """`DeskEngine`: the screens' `Desk` protocol over the application layer's `conflictdesk.app.Desk`.
 
 Every use case runs in the app Desk (the same code the CLI calls); this adapter only turns its
-typed results into the screens' view models (views.py). Model back-ends load on first use (in
+results into the typed views the screens read (`conflictdesk.app.views`). Model back-ends load on first use (in
 a worker thread), never at start. Runs are stored by the app Desk, so History reopens runs
 made from the CLI or the TUI alike."""
 
@@ -14,21 +14,24 @@ from typing import Any
 
 from conflictdesk.app import (
     AskRequest,
+    AskView,
     BackendLoader,
     CollectionInfo,
     Desk,
     DocumentInfo,
+    IngestSummary,
     ModelsReport,
+    OpenedRun,
     RunSummary,
+    ScoreView,
     ScoringOptions,
     Settings,
     count_files,
     load_settings,
 )
-from conflictdesk.stages import ANSWER, EMBED, RETRIEVE
-from conflictdesk.tui.desk import EventFn, Json, ProgressFn
-from conflictdesk.tui.views import ask_view, passage_json, run_view, score_view, stage_partial
-from conflictdesk.types import Document
+from conflictdesk.stages import ANSWER, EMBED, RETRIEVE, SHOWN_AS
+from conflictdesk.tui.desk import EventFn, ProgressFn
+from conflictdesk.types import Document, Passage
 
 
 class DeskEngine:
@@ -54,11 +57,11 @@ class DeskEngine:
     def documents(self, collection: str) -> list[DocumentInfo]:
         return self.desk.documents(collection)
 
-    def passages(self, document_id: int) -> list[Json]:
-        return [passage_json(p) for p in self.desk.document_passages(document_id)]
+    def passages(self, document_id: int) -> list[Passage]:
+        return self.desk.document_passages(document_id)
 
     def ingest(self, paths: Sequence[str], collection: str, on_progress: ProgressFn,
-               cancel: threading.Event) -> Json:  # fmt: skip
+               cancel: threading.Event) -> IngestSummary:  # fmt: skip
         """One file per transaction, so a cancel keeps every file already imported."""
         files = [Path(p) for p in paths]
         total, done, errors = count_files(files), 0, {}
@@ -72,59 +75,60 @@ class DeskEngine:
             on_progress(done, total, path, "; ".join(errors.get(path, [])) or None)
 
         report = self.desk.ingest(files, collection, on_event=on_event, cancel=cancel)
-        return {"added": report.documents_added, "skipped": report.documents_skipped,
-                "failed": len({f["path"] for f in report.failures}),
-                "passages": report.passages_added, "cancelled": report.cancelled}  # fmt: skip
+        return IngestSummary(collection, report.documents_added, report.documents_skipped,
+                             len({f["path"] for f in report.failures}), report.passages_added,
+                             report.cancelled)  # fmt: skip
 
     # -- ask ---------------------------------------------------------------------------------
 
     def ask(self, query: str, collection: str, on_event: EventFn,
-            cancel: threading.Event) -> tuple[int | None, Json]:  # fmt: skip
+            cancel: threading.Event) -> tuple[int | None, AskView]:  # fmt: skip
+        """`on_event(shown stage, view so far)` after each stage the screens show."""
         request = AskRequest(query, collection=collection, k=self.k, strategy=self.strategy)
+        view = AskView(query, collection)
 
-        def forward(stage: str, value: Any) -> None:
-            if stage in (RETRIEVE, EMBED):
-                passages = value.passages if stage == RETRIEVE else value[0]
-                on_event(RETRIEVE, {"passages": [passage_json(p) for p in passages]})
-            elif stage == ANSWER:
-                on_event(ANSWER, {"answer": value.to_json()})
-            elif (mapped := stage_partial(stage, value)) is not None:
-                on_event(*mapped)
+        def forward(event: str, value: Any) -> None:
+            nonlocal view
+            shown = event_stage(event)
+            if shown is not None:
+                view = view.after(event, value)
+                on_event(shown, view)
 
         outcome = self.desk.ask(request, on_event=forward, cancel=cancel)
-        return outcome.run_id, ask_view(request.to_json(), outcome.output_json())
+        # Read back from what was stored, as History reopens it: one path for both.
+        return outcome.run_id, AskView.from_run(request.to_json(), outcome.output_json())
 
     # -- score and regenerate ----------------------------------------------------------------
 
-    def score(self, response: str, documents: Sequence[Json],
-              cancel: threading.Event) -> tuple[int | None, Json]:  # fmt: skip
+    def score(self, response: str, documents: Sequence[Document],
+              cancel: threading.Event) -> tuple[int | None, ScoreView]:  # fmt: skip
         """Cancel takes effect when the scoring returns: a cancelled score is not stored."""
-        run_input = {"response": response, "documents": list(documents)}
-        stored = self.desk.score(response, _documents(documents), ScoringOptions(),
-                                 run_input=run_input, cancel=cancel)  # fmt: skip
-        return stored.run_id, score_view(run_input, stored.output)
+        run_input = {"response": response, "documents": [d.to_json() for d in documents]}
+        stored = self.desk.score(response, documents, ScoringOptions(), run_input=run_input,
+                                 cancel=cancel)  # fmt: skip
+        return stored.run_id, ScoreView.from_run(run_input, stored.output)
 
     def can_regenerate(self) -> bool:
         if self._llm is None:
             self._llm = self.desk.models_report().llm_ready
         return self._llm
 
-    def regenerate(self, question: str, response: str, documents: Sequence[Json],
-                   cancel: threading.Event) -> tuple[int | None, Json]:  # fmt: skip
-        run_input = {"question": question, "response": response, "documents": list(documents)}
-        stored = self.desk.regenerate(question, response, _documents(documents),
-                                      ScoringOptions(), run_input=run_input, cancel=cancel)  # fmt: skip
-        return stored.run_id, run_view("regenerate", run_input, stored.output)
+    def regenerate(self, question: str, response: str, documents: Sequence[Document],
+                   cancel: threading.Event) -> tuple[int | None, ScoreView]:  # fmt: skip
+        run_input = {"question": question, "response": response,
+                     "documents": [d.to_json() for d in documents]}  # fmt: skip
+        stored = self.desk.regenerate(question, response, documents, ScoringOptions(),
+                                      run_input=run_input, cancel=cancel)  # fmt: skip
+        return stored.run_id, ScoreView.from_regeneration(run_input, stored.output)
 
     # -- history -----------------------------------------------------------------------------
 
     def history(self, limit: int = 100) -> list[RunSummary]:
         return self.desk.history(limit)
 
-    def run(self, run_id: int) -> Json:
+    def run(self, run_id: int) -> OpenedRun:
         run = self.desk.run(run_id)
-        view = run_view(run.kind, run.input, run.output)
-        return {**run.summary().to_json(), "result": view}
+        return OpenedRun.of(run.summary(), run.kind, run.input, run.output)
 
     # -- models ------------------------------------------------------------------------------
 
@@ -134,5 +138,10 @@ class DeskEngine:
         return report
 
 
-def _documents(documents: Sequence[Json]) -> list[Document]:
-    return [Document.from_json(d) for d in documents]
+def event_stage(event: str) -> str | None:
+    """The stage the screens show for a `Desk.ask` event; None for events they do not show."""
+    if event in (RETRIEVE, EMBED):
+        return RETRIEVE
+    if event == ANSWER:
+        return ANSWER
+    return SHOWN_AS[event][0] if event in SHOWN_AS else None

@@ -5,32 +5,30 @@ late messages from a run it already replaced."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from textual.message import Message
 
-from conflictdesk.app import ModelsReport
+from conflictdesk.app import AskView, IngestSummary, ModelsReport, ScoreView
 from conflictdesk.terminal import safe_line
 
 
 class StageCompleted(Message):
-    """One stage of an ask finished; `partial` holds its slice of the result view model."""
+    """One shown stage of an ask finished; `view` holds every stage's result so far."""
 
-    def __init__(self, stage: str, partial: dict[str, Any], job: object = None) -> None:
+    def __init__(self, stage: str, view: AskView, job: object = None) -> None:
         super().__init__()
         self.job = job
         self.stage = stage
-        self.partial = partial
+        self.view = view
 
 
 class AskFinished(Message):
     """An ask finished and was stored as run `run_id`."""
 
-    def __init__(self, run_id: int | None, result: dict[str, Any], job: object = None) -> None:
+    def __init__(self, run_id: int | None, view: AskView, job: object = None) -> None:
         super().__init__()
         self.job = job
         self.run_id = run_id
-        self.result = result
+        self.view = view
 
 
 class FileIngested(Message):
@@ -47,7 +45,7 @@ class FileIngested(Message):
 class IngestFinished(Message):
     """An import ended, completed or cancelled; `summary` counts what was kept."""
 
-    def __init__(self, summary: dict[str, Any]) -> None:
+    def __init__(self, summary: IngestSummary) -> None:
         super().__init__()
         self.summary = summary
 
@@ -56,12 +54,12 @@ class ScoreFinished(Message):
     """A response was scored (or regenerated and rescored) and stored as run `run_id`."""
 
     def __init__(
-        self, run_id: int | None, result: dict[str, Any], regenerated: bool, job: object = None
+        self, run_id: int | None, view: ScoreView, regenerated: bool, job: object = None
     ) -> None:
         super().__init__()
         self.job = job
         self.run_id = run_id
-        self.result = result
+        self.view = view
         self.regenerated = regenerated
 
 

@@ -33,6 +33,7 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
+from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.dates import MONTHS, find_dates
 from conflictdesk.analysis.types import Candidate, ClaimFrame, QueryForm
@@ -83,7 +84,7 @@ SENTENCE_PREFIXES = ("why", "how", "what does", "what do", "what did", "what can
 
 def query_form(query: str) -> QueryForm:
     """Declarative claim, yes/no question or wh-question."""
-    first = tx.words(query)[:2]
+    first = vocab.words(query)[:2]
     if not first:
         return QueryForm.CLAIM
     if first[0] in WH_WORDS or (
@@ -130,7 +131,7 @@ def _subject_end(rest: list[str], *, copula: bool) -> int:
 
 def answer_kind(query: str) -> str:
     """ "date" | "number" | "entity" | "sentence" | "any": what a wh-question asks for."""
-    lowered = " ".join(tx.words(query))
+    lowered = " ".join(vocab.words(query))
     padded = f" {lowered} "
     if any(f" {phrase} " in padded for phrase in NUMBER_PHRASES):
         return "number"
@@ -191,7 +192,7 @@ def nearest_span(
     query_words = set(tx.content_words(query))
     anchors: list[int] = []
     for words in (query_words - names, query_words):
-        anchors = [m.start() for m in tx.WORD.finditer(sentence) if _matches(m.group(0), words)]
+        anchors = [m.start() for m in vocab.WORD.finditer(sentence) if _matches(m.group(0), words)]
         if anchors:
             break
     if not anchors:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.tag import relevance_weights
 from conflictdesk.analysis.types import Cluster, ConflictScore, Packet, Tagging
@@ -38,7 +39,7 @@ class _Selector:
     def __init__(self, passages: Sequence[Passage], clusters: Sequence[Cluster], k: int, m: int):
         self.k, self.m = k, m
         self.cluster_of = {pid: c.id for c in clusters for pid in c.members}
-        self.words = {p.id: set(tx.words(p.text)) for p in passages}
+        self.words = {p.id: set(vocab.words(p.text)) for p in passages}
         self.chosen: list[int] = []
         self.per_cluster: dict[int, int] = {}
 

@@ -32,6 +32,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.calls import nli_batch
 from conflictdesk.analysis.claims import frame_query
@@ -79,7 +80,7 @@ def subject_words(query: str, passages: Sequence[Passage]) -> set[str]:
     texts = [f"{p.title or ''}. {p.text}" for p in passages]
     lower_seen = set(re.findall(r"\b[a-z][\w'\-]*", " ".join(texts)))
     capital_in_query = {w.lower() for w in re.findall(r"(?<=\S )([A-Z][\w'\-]*)", query)}
-    passages_with = Counter(w for text in texts for w in set(tx.words(text)))
+    passages_with = Counter(w for text in texts for w in set(vocab.words(text)))
     return {
         w
         for w in tx.content_words(query)
@@ -97,7 +98,7 @@ def subject_coverage(
     if not subject or total <= 0:
         return None
     coverage = {
-        p.id: sum(idf.get(w, 1.0) for w in subject & set(tx.words(f"{p.title or ''} {p.text}")))
+        p.id: sum(idf.get(w, 1.0) for w in subject & set(vocab.words(f"{p.title or ''} {p.text}")))
         / total
         for p in passages
     }

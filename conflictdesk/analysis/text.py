@@ -1,6 +1,7 @@
 """Light text features the stages share: sentences, content words, numbers, entities.
 
-Everything here is rule-based and deterministic; no model is called."""
+Everything here is rule-based and deterministic; no model is called. The word lists and
+`content_words` are in conflictdesk/vocabulary.py."""
 
 from __future__ import annotations
 
@@ -10,14 +11,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from conflictdesk.text import split_sentences
+from conflictdesk.vocabulary import ABBREVIATIONS, NON_ENTITY_CAPITALS, content_words
 
-# Abbreviations after which a full stop does not end a sentence.
-_ABBREVIATION_LIST = (
-    "mr mrs ms dr prof sr jr st sir mt ft no vol fig vs etc e.g i.e u.s u.k inc ltd co corp "
-    "jan feb mar apr jun jul aug sep sept oct nov dec gen col lt sgt capt rev"
-)
-ABBREVIATIONS = frozenset(_ABBREVIATION_LIST.split())
-WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
 NUMBER = re.compile(
     r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?(?:%|percent|per cent|million|"
     r"billion|thousand|km|kilometres|kilometers|miles|metres|meters|m|kg|tonnes|tons|IU|mg|"
@@ -27,178 +22,10 @@ NUMBER = re.compile(
 )
 CAPITALISED = re.compile(r"\b[A-Z][\w'\-]*(?:\s+(?:of|the|de|von|van|and|&)?\s*[A-Z][\w'\-]*)*")
 
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "if",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "with",
-        "from",
-        "as",
-        "into",
-        "onto",
-        "over",
-        "under",
-        "about",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "am",
-        "do",
-        "does",
-        "did",
-        "done",
-        "has",
-        "have",
-        "had",
-        "having",
-        "will",
-        "would",
-        "shall",
-        "should",
-        "can",
-        "could",
-        "may",
-        "might",
-        "must",
-        "this",
-        "that",
-        "these",
-        "those",
-        "it",
-        "its",
-        "it's",
-        "they",
-        "them",
-        "their",
-        "there",
-        "here",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "than",
-        "then",
-        "so",
-        "such",
-        "not",
-        "no",
-        "nor",
-        "very",
-        "also",
-        "just",
-        "more",
-        "most",
-        "much",
-        "many",
-        "some",
-        "any",
-        "each",
-        "every",
-        "all",
-        "both",
-        "either",
-        "neither",
-        "one",
-        "two",
-        "i",
-        "you",
-        "he",
-        "she",
-        "we",
-        "his",
-        "her",
-        "our",
-        "your",
-        "my",
-        "me",
-        "us",
-        "him",
-        "himself",
-        "herself",
-        "itself",
-        "themselves",
-        "yourself",
-    ]
-)
-
-# Sentence-initial capitalised words that are not entities.
-_NON_ENTITY_CAPS = STOPWORDS | frozenset(
-    [
-        "according",
-        "however",
-        "although",
-        "because",
-        "while",
-        "since",
-        "after",
-        "before",
-        "during",
-        "yes",
-        "today",
-        "yesterday",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "as",
-        "the",
-        "this",
-        "that",
-        "these",
-        "those",
-        "some",
-        "many",
-        "most",
-        "several",
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ]
-)
-
 
 def sentences(text: str) -> list[str]:
     """Sentences of `text` (conflictdesk.text.split_sentences), inner whitespace collapsed."""
     return [" ".join(sentence.split()) for _, _, sentence in split_sentences(text)]
-
-
-def words(text: str) -> list[str]:
-    return [w.lower() for w in WORD.findall(text)]
-
-
-def content_words(text: str) -> list[str]:
-    return [w for w in words(text) if w not in STOPWORDS and len(w) > 1]
 
 
 def numbers(text: str) -> list[str]:
@@ -222,7 +49,7 @@ def entity_spans(
     for match in CAPITALISED.finditer(text):
         tokens = match.group(0).split()
         start = match.start()
-        while tokens and tokens[0].lower() in _NON_ENTITY_CAPS:
+        while tokens and tokens[0].lower() in NON_ENTITY_CAPITALS:
             start = text.index(tokens[1], start + len(tokens[0])) if len(tokens) > 1 else start
             tokens = tokens[1:]
         if not tokens or (len(tokens) == 1 and tokens[0].lower() in ABBREVIATIONS):

@@ -373,6 +373,13 @@ class Analysis:
             "timings": {k: _r(v) for k, v in self.timings.items()},
         }
 
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> Analysis:
+        """The inverse of `to_json` (conflictdesk.analysis.serial); InputError when malformed."""
+        from conflictdesk.analysis.serial import analysis_from_json
+
+        return analysis_from_json(value)
+
 
 def passage_to_json(p: Passage) -> dict[str, Any]:
     """A Passage as JSON (the shared type has no `to_json`)."""

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.dates import find_dates, passage_date
 from conflictdesk.analysis.types import (
@@ -117,7 +118,7 @@ def question_features(query: str) -> dict[str, float]:
     """Whether the question asks in the past tense (its first auxiliary among the first four
     words is a past form, or a past-tense verb follows the question word): a past event's
     answer cannot have changed since."""
-    words = [w.lower() for w in tx.words(query)]
+    words = [w.lower() for w in vocab.words(query)]
     auxiliary = next((w for w in words[:4] if w in PAST_AUXILIARIES | PRESENT_AUXILIARIES), "")
     past = auxiliary in PAST_AUXILIARIES or (len(words) > 1 and words[1].endswith("ed"))
     return {"question_past": float(past)}
@@ -252,7 +253,7 @@ def _time_separated(dated: dict[int, date], answers: dict[int, str]) -> float:
 def subjectivity(text: str) -> float:
     """Share of a text's words in the subjective word classes (module docstring), plus
     exclamation and question marks, per word."""
-    words = [w.lower() for w in tx.words(text)]
+    words = [w.lower() for w in vocab.words(text)]
     if not words:
         return 0.0
     marked = sum(

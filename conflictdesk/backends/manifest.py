@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -18,11 +17,11 @@ ROLES = ("llm", "nli", "embedder", "pair", "fusion")
 
 
 def models_dir() -> Path:
-    """`CONFLICTDESK_MODELS`, else the models shipped with the package."""
-    from conflictdesk.locations import shipped_models
+    """The `models_dir` setting (config file < `CONFLICTDESK_MODELS_DIR` or
+    `CONFLICTDESK_MODELS` < flags); by default the models shipped with the package."""
+    from conflictdesk.config import load_settings
 
-    env = os.environ.get("CONFLICTDESK_MODELS")
-    return Path(env) if env else shipped_models()
+    return load_settings().models_dir
 
 
 def sha256_file(path: Path) -> str:

@@ -195,7 +195,7 @@ def load_backends(
     unknown = set(roles) - set(ROLES)
     if unknown:
         raise CapabilityError(f"unknown role(s) {sorted(unknown)}; roles are {ROLES}")
-    cache = verification if verification is not None else VerificationCache.default()
+    cache = verification or VerificationCache.default(config.cache_dir)
     manifest, base = manifest_for(config), Path(config.models_dir)
     built: dict[str, Any] = {}
     for role in roles:

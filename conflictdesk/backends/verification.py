@@ -35,10 +35,13 @@ class VerificationCache:
                 self.stamps = {}
 
     @classmethod
-    def default(cls) -> VerificationCache:
-        from platformdirs import user_cache_dir
+    def default(cls, cache_dir: Path | None = None) -> VerificationCache:
+        """The stamps in the cache folder (the `cache_dir` setting unless one is given)."""
+        if cache_dir is None:
+            from conflictdesk.config import load_settings
 
-        return cls(Path(user_cache_dir("conflictdesk")) / "verified.json")
+            cache_dir = load_settings().cache_dir
+        return cls(Path(cache_dir) / "verified.json" if cache_dir else None)
 
     def fresh(self, path: Path, expected: str) -> bool:
         """True when a signed stamp says `path`, unchanged since, had sha256 `expected`."""

@@ -5,11 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from conflictdesk.vocabulary import QUERY_STOPWORDS
+
 _TOKEN = re.compile(r"\w+", re.UNICODE)
-# Words so common that OR-ing them in would match nearly every passage.
-STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do", "does", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "of", "on", "or", "so", "than", "that", "the", "their", "there", "these", "they", "this", "to", "was", "were", "what", "when", "where", "which", "who", "whom", "why", "will", "with", "would", "you", "your"]
-)
 # A term found in more than this share of the indexed passages is dropped from the query...
 MAX_TERM_SHARE = 0.05
 # ...but only once it matches this many passages: below that, scoring it costs nothing.
@@ -21,7 +19,7 @@ MAX_SCORED = 15_000
 def query_terms(text: str, *, max_terms: int = 32) -> list[str]:
     """The query's distinct lower-cased word tokens, stopwords dropped unless nothing else is left."""
     tokens = [t.lower() for t in _TOKEN.findall(text)]
-    content = [t for t in tokens if t not in STOPWORDS] or tokens
+    content = [t for t in tokens if t not in QUERY_STOPWORDS] or tokens
     return list(dict.fromkeys(content))[:max_terms]
 
 

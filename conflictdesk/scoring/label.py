@@ -37,8 +37,9 @@ from conflictdesk.scoring.fusion import FusionModel, pair_features
 from conflictdesk.scoring.prompts import LABEL_TABLE7, fill
 from conflictdesk.scoring.prune import PRUNE_BELOW, pruned_cells
 from conflictdesk.scoring.results import RELATIONS, Judgment
-from conflictdesk.text import content_words, split_claims, split_sentences
+from conflictdesk.text import split_claims, split_sentences
 from conflictdesk.types import Document, NLIScores, Relation
+from conflictdesk.vocabulary import content_stems
 
 LABELLERS = ("fusion", "nli", "llm", "two-stage")
 # The fusion labeller is opt-in: on the development sets it raises relation macro-F1 (RAMDocs
@@ -114,9 +115,9 @@ PRUNE_JUDGMENT = Judgment(Relation.IRRELEVANT, None, None, "pruned")
 
 def shares_content(claim: str, text: str) -> bool:
     """The relevance gate: does the document share at least one content word with the claim
-    (`conflictdesk.text.content_words`)? A document that shares none says nothing about the
+    (`conflictdesk.vocabulary.content_stems`)? A document that shares none says nothing about the
     claim's who/what/when, so the pair is IRRELEVANT without a model call."""
-    return bool(content_words(claim) & content_words(text))
+    return bool(content_stems(claim) & content_stems(text))
 
 
 def label_claims(

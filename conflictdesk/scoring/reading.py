@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from conflictdesk.analysis.dates import MONTHS
-from conflictdesk.text import content_words, normalise_answer, split_sentences
+from conflictdesk.text import normalise_answer, split_sentences
+from conflictdesk.vocabulary import content_stems
 
 _TEMPLATE = re.compile(
     r"^\s*the answer to the question\s+(?P<q>.+?\?)\s*(?:is|are)\s+(?P<a>.+?)\s*\.?\s*$",
@@ -92,7 +93,7 @@ def _contains(text: str, answer: str) -> bool:
 
 
 def _token_share(text_words: frozenset[str], answer: str) -> float:
-    words = content_words(answer)
+    words = content_stems(answer)
     return len(words & text_words) / len(words) if words else 0.0
 
 
@@ -117,8 +118,8 @@ def key_sentence(frame: ClaimFrame, text: str) -> tuple[int, list[str]]:
     """Index of the sentence sharing most content words with the question (ties: earlier),
     and the sentences."""
     sentences = [s for _, _, s in split_sentences(text)] or [text]
-    wanted = content_words(frame.context)
-    shares = [len(wanted & content_words(s)) for s in sentences]
+    wanted = content_stems(frame.context)
+    shares = [len(wanted & content_stems(s)) for s in sentences]
     best = max(range(len(sentences)), key=lambda i: (shares[i], -i))
     return best, sentences
 
@@ -127,8 +128,8 @@ def read_document(frame: ClaimFrame, text: str) -> Reading:
     """The answer-aware features of `text` for `frame`."""
     index, sentences = key_sentence(frame, text)
     key = sentences[index]
-    wanted = content_words(frame.context)
-    doc_words, key_words = content_words(text), content_words(key)
+    wanted = content_stems(frame.context)
+    doc_words, key_words = content_stems(text), content_stems(key)
     norm_doc, norm_key = normalise_answer(text), normalise_answer(key)
     asserted = {v for a in frame.answers for v in values_of_kind(a, frame.kind)} | {
         normalise_answer(a) for a in frame.answers
@@ -159,12 +160,12 @@ def sibling_features(frame: ClaimFrame, text: str, siblings: Sequence[str]) -> t
     (its largest content-word Jaccard similarity to another document that states the claim's
     answer, the share of those documents that state it). A near twin of a supporting document
     that does not state the answer is the classic shape of a contradicting one."""
-    words = content_words(text)
+    words = content_stems(text)
     stating = [s for s in siblings if any(_contains(normalise_answer(s), a) for a in frame.answers)]
     twins = [
         len(words & other) / len(words | other)
         for s in stating
-        if s != text and (other := content_words(s)) and words
+        if s != text and (other := content_stems(s)) and words
     ]
     share = len(stating) / len(siblings) if siblings else 0.0
     return max(twins, default=0.0), share

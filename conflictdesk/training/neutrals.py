@@ -9,7 +9,7 @@ For ConflictScore and ConRAG both are IRRELEVANT, and a false CONTRADICTS invent
 Two builders, each labelled neutral by construction:
 
 - `unrelated_pairs`: the premise of one row against the hypothesis of another row that
-  shares no content word with it (`conflictdesk.text.content_words`).
+  shares no content word with it (`conflictdesk.vocabulary.content_stems`).
 - `same_document_pairs`: two sentences of one document, each of at least MIN_WORDS words,
   the hypothesis sharing less than MAX_SHARED of its content words with the premise. A
   coherent document states different facts about one topic; one neither entails nor
@@ -27,8 +27,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from conflictdesk.text import content_words, split_sentences
+from conflictdesk.text import split_sentences
 from conflictdesk.training.nli_data import LABEL_ID, NLIExample
+from conflictdesk.vocabulary import content_stems
 
 NEUTRAL = LABEL_ID["neutral"]
 ENTAILMENT = LABEL_ID["entailment"]
@@ -49,7 +50,7 @@ def unrelated_pairs(
         for _ in range(attempts):
             a, b = rng.sample(range(len(rows)), 2)
             premise, hypothesis = rows[a].premise, rows[b].hypothesis
-            if premise != rows[b].premise and not content_words(premise) & content_words(
+            if premise != rows[b].premise and not content_stems(premise) & content_stems(
                 hypothesis
             ):
                 out.append(NLIExample(premise, hypothesis, NEUTRAL, "neutral:unrelated"))
@@ -65,8 +66,8 @@ def document_sentences(text: str) -> list[str]:
 def distinct_facts(premise: str, hypothesis: str) -> bool:
     """True when the hypothesis shares less than MAX_SHARED of its content words with the
     premise (so it is not a repeat or paraphrase of it)."""
-    words = content_words(hypothesis)
-    return bool(words) and len(words & content_words(premise)) < MAX_SHARED * len(words)
+    words = content_stems(hypothesis)
+    return bool(words) and len(words & content_stems(premise)) < MAX_SHARED * len(words)
 
 
 def same_document_pairs(texts: Sequence[str], n: int, rng: random.Random) -> list[NLIExample]:

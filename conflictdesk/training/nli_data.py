@@ -1,4 +1,4 @@
-"""Loading the NLI pools in ../shared/data/nli/ and keeping evaluation sets out of training.
+"""Loading the NLI pools (the data folder's nli/) and keeping evaluation sets out of training.
 
 Which split is what follows the data README: ANLI and every dev/test set of SNLI, MultiNLI and
 the diagnostic sets are evaluation only; `nli_new_protocols/val_*` and `cad_snli/dev_*` are not
@@ -9,19 +9,26 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from conflictdesk.errors import UsageError
 
 LABELS: tuple[str, ...] = ("entailment", "neutral", "contradiction")
 LABEL_ID = {name: index for index, name in enumerate(LABELS)}
 
 
 def data_root() -> Path:
-    """`CONFLICTDESK_DATA`, else ../shared/data next to the repository."""
-    env = os.environ.get("CONFLICTDESK_DATA")
-    return Path(env) if env else Path(__file__).resolve().parents[3] / "shared" / "data"
+    """The `data_dir` setting (config file < `CONFLICTDESK_DATA` < flags, conflictdesk.config)."""
+    from conflictdesk.config import load_settings
+
+    folder = load_settings().data_dir
+    if folder is None:
+        raise UsageError(
+            "no data folder: set CONFLICTDESK_DATA, or data_dir in the configuration file"
+        )
+    return folder
 
 
 # Train-worthy pools (data README). conjnli's adversarial set is rule-generated, not human.

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.runtime_artefacts import smollm2_gguf
+from conflictdesk.training.artefacts import smollm2_gguf
 from tests.unit.test_bench_corpus import EXAMPLE
 
 pytestmark = pytest.mark.integration

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from conflictdesk.errors import ModelMissingError
+from conflictdesk.training.artefacts import shipped_entry, smollm2_gguf
 from conflictdesk.types import Relation
-from tests.integration.runtime_artefacts import shipped_entry, smollm2_gguf
 
 pytestmark = pytest.mark.integration
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conflictdesk.backends.ct2_nli import CT2CrossEncoder
-from tests.integration.runtime_artefacts import build_ct2_nli, shipped_entry
+from conflictdesk.training.artefacts import build_ct2_nli, shipped_entry
 
 pytestmark = pytest.mark.integration
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.runtime_artefacts import smollm2_gguf
+from conflictdesk.training.artefacts import smollm2_gguf
 
 pytestmark = pytest.mark.integration
 

@@ -10,8 +10,8 @@ import pytest
 from conflictdesk.analysis.pair_features import NLI_LAYOUT, pair_features
 from conflictdesk.backends.onnx_pair import OnnxPairClassifier
 from conflictdesk.errors import UsageError
+from conflictdesk.training.artefacts import build_pair_onnx, shipped_entry
 from conflictdesk.types import PAIR_TYPES
-from tests.integration.runtime_artefacts import build_pair_onnx, shipped_entry
 
 pytestmark = pytest.mark.integration
 

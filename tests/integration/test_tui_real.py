@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from conflictdesk.app import AskView
 from conflictdesk.errors import ModelMissingError
 from conflictdesk.tui.app import ConflictDeskApp
 from conflictdesk.tui.desk import ASK_STAGES
@@ -34,12 +35,12 @@ def engine(tmp_path_factory):
     except ModelMissingError as exc:
         pytest.skip(f"embedded models not built: {exc}")
     summary = engine.ingest([str(EXAMPLES)], "examples", lambda *a: None, threading.Event())
-    assert summary["added"] >= 10 and not summary["cancelled"]
+    assert summary.added >= 10 and not summary.cancelled
     yield engine
     engine.close()
 
 
-async def _ask_in_app(engine: DeskEngine) -> tuple[dict, list[str], str]:
+async def _ask_in_app(engine: DeskEngine) -> tuple[AskView, list[str], str]:
     app = ConflictDeskApp(engine=engine, cursor_blink=False)
     seen: list[str] = []
     async with app.run_test(size=(120, 36)) as pilot:
@@ -59,7 +60,7 @@ async def _ask_in_app(engine: DeskEngine) -> tuple[dict, list[str], str]:
         answer_text = str(screen.query_one("#answer-text").render())
         # On a fast machine the ask may finish before the first poll: add the final states.
         seen.extend(s for s in ASK_STAGES if stages.states.get(s) == "done" and s not in seen)
-        return dict(screen.result), seen, stages.status + "\n" + answer_text
+        return screen.result, seen, stages.status + "\n" + answer_text
 
 
 def test_one_ask_in_the_app_on_the_real_models(engine):
@@ -67,17 +68,17 @@ def test_one_ask_in_the_app_on_the_real_models(engine):
     status = shown.splitlines()[0]
     assert status.startswith("done · run "), shown
     assert seen and seen[0] == "retrieval" and set(seen) <= set(ASK_STAGES)
-    tags = result["tagging"]["tags"]
-    assert tags and {t["tag"] for t in tags} <= {"support", "refute", "irrelevant"}
-    assert all(0.0 <= t["confidence"] <= 1.0 for t in tags)
-    assert 0.0 <= result["score"]["kappa"] <= 1.0
-    assert result["verdict"]["type"] in {
+    tags = result.tagging.tags
+    assert tags and {t.tag.value for t in tags} <= {"support", "refute", "irrelevant"}
+    assert all(0.0 <= t.confidence <= 1.0 for t in tags)
+    assert 0.0 <= result.score.kappa <= 1.0
+    assert result.verdict.type.value in {
         "no_conflict",
         "complementary",
         "conflicting_opinions",
         "outdated",
         "misinformation",
     }
-    assert result["answer"]["sentences"] and "(extractive:" in shown
+    assert result.answer.sentences and "(extractive:" in shown
     run_id = int(status.rsplit(" ", 1)[1])
-    assert engine.run(run_id)["result"]["verdict"] == result["verdict"]
+    assert engine.run(run_id).view.verdict == result.verdict

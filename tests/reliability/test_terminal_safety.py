@@ -5,7 +5,7 @@ as visible escapes; `--json` keeps the exact text."""
 from __future__ import annotations
 
 import asyncio
-import copy
+import dataclasses
 import json
 from typing import Any
 
@@ -14,7 +14,6 @@ from textual.widgets import DataTable, OptionList, Select
 
 from conflictdesk.terminal import safe, safe_line
 from conflictdesk.tui.app import ConflictDeskApp
-from tests.tui import fake_desk
 from tests.tui.fake_desk import FakeDesk
 
 # Retitle the terminal, clear the screen, plant an OSC 8 link, a C1 CSI, a bidi override.
@@ -90,15 +89,22 @@ FREE_TEXT = {"title", "text", "key_sentence", "sent", "conflict", "rationale", "
 
 
 def poison(value: Any) -> Any:
-    """`value` with EVIL inside every free-text field (ids and labels left as they are)."""
+    """`value` with EVIL inside every free-text field (ids and labels left as they are): the
+    fields of the typed views and wire types, and the keys of plain dicts."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = [f.name for f in dataclasses.fields(value) if f.init]
+        return dataclasses.replace(
+            value, **{n: _poison_field(n, getattr(value, n)) for n in fields}
+        )
     if isinstance(value, dict):
-        return {k: (f"{v}{EVIL}" if k in FREE_TEXT and isinstance(v, str) else poison(v))
-                for k, v in value.items()}  # fmt: skip
-    if isinstance(value, list):
-        return [poison(v) for v in value]
-    if hasattr(value, "to_json") and hasattr(type(value), "from_json"):  # the app's wire types
-        return type(value).from_json(poison(value.to_json()))
+        return {k: _poison_field(k, v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(poison(v) for v in value)
     return value
+
+
+def _poison_field(name: Any, value: Any) -> Any:
+    return f"{value}{EVIL}" if name in FREE_TEXT and isinstance(value, str) else poison(value)
 
 
 class HostileDesk(FakeDesk):
@@ -118,6 +124,11 @@ class HostileDesk(FakeDesk):
 
     def run(self, run_id):
         return poison(super().run(run_id))
+
+    def ask(self, query, collection, on_event, cancel):
+        forward = lambda stage, view: on_event(stage, poison(view))
+        run_id, view = super().ask(query, collection, forward, cancel)
+        return run_id, poison(view)
 
     def score(self, response, documents, cancel):
         run_id, result = super().score(response, documents, cancel)
@@ -150,8 +161,7 @@ def widget_texts(screen) -> list[str]:
     return texts
 
 
-async def _visit_every_screen(monkeypatch) -> dict[str, str]:
-    monkeypatch.setattr(fake_desk, "ASK_PARTIALS", poison(copy.deepcopy(fake_desk.ASK_PARTIALS)))
+async def _visit_every_screen() -> dict[str, str]:
     app = ConflictDeskApp(engine=HostileDesk(), cursor_blink=False)
     seen: dict[str, str] = {}
     async with app.run_test(size=(120, 36)) as pilot:
@@ -182,8 +192,8 @@ async def _visit_every_screen(monkeypatch) -> dict[str, str]:
     return seen
 
 
-def test_every_tui_screen_shows_escapes_instead_of_obeying_them(monkeypatch):
-    seen = asyncio.run(_visit_every_screen(monkeypatch))
+def test_every_tui_screen_shows_escapes_instead_of_obeying_them():
+    seen = asyncio.run(_visit_every_screen())
     for name, text in seen.items():
         assert_inert(text)
     for name in ("collections", "history", "models", "ask", "score"):

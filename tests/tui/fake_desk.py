@@ -1,39 +1,62 @@
 """A deterministic in-memory Desk for the TUI tests: canned results, recorded calls,
-optional gates (to hold a job mid-way) and injected failures. History rows and the models
-report are built from the application layer's wire types, as the real engine builds them."""
+optional gates (to hold a job mid-way) and injected failures. Every result is built from the
+types the real engine hands out (`conflictdesk.app` views over the engine's own types)."""
 
 from __future__ import annotations
 
-import copy
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from conflictdesk.analysis.types import (
+    ClaimFrame,
+    Cluster,
+    ConflictPair,
+    ConflictScore,
+    ConflictVerdict,
+    Packet,
+    PairDetection,
+    PassageTag,
+    QueryForm,
+    Resolution,
+    Stance,
+    Tagging,
+)
 from conflictdesk.app import (
+    AskView,
     CollectionInfo,
     DocumentInfo,
+    IngestSummary,
     ModelRow,
     ModelsReport,
+    OpenedRun,
+    Regeneration,
     RunSummary,
+    ScoredClaim,
+    ScoreView,
     StageRow,
 )
+from conflictdesk.generation.types import Answer, AnswerSentence, EvidenceTable
+from conflictdesk.stages import ANSWER, RETRIEVE, SHOWN_AS
 from conflictdesk.tui.desk import ASK_STAGES, Cancelled
+from conflictdesk.types import ConflictType, Document, PairType, Passage, Relation, Tag
 
-PASSAGES = [
-    {"id": 11, "document_id": 1, "title": "Endocrine Society 2011", "date": "2011-06-01",
-     "text": "Adults should take 1500 to 2000 IU of vitamin D daily to keep levels above "
-             "30 ng/mL.", "relevance": 0.91},
-    {"id": 12, "document_id": 1, "title": "Endocrine Society 2011", "date": "2011-06-01",
-     "text": "Higher intakes up to 4000 IU are safe for most adults.", "relevance": 0.55},
-    {"id": 21, "document_id": 2, "title": "IOM report 2010", "date": "2010-11-30",
-     "text": "An intake of 600 IU per day covers the needs of 97.5 percent of adults.",
-     "relevance": 0.88},
-    {"id": 22, "document_id": 2, "title": "IOM report 2010", "date": "2010-11-30",
-     "text": "Levels of 20 ng/mL are sufficient for bone health.", "relevance": 0.61},
-    {"id": 31, "document_id": 3, "title": "Sunlight blog", "date": "2019-02-14",
-     "text": "Ten minutes of midday sun is pleasant in winter.", "relevance": 0.20},
-]
+QUESTION = "How much vitamin D should adults take?"
+
+PASSAGES = (
+    Passage(11, "Adults should take 1500 to 2000 IU of vitamin D daily to keep levels above "
+            "30 ng/mL.", 1, "Endocrine Society 2011", "2011-06-01", relevance=0.91),
+    Passage(12, "Higher intakes up to 4000 IU are safe for most adults.", 1,
+            "Endocrine Society 2011", "2011-06-01", relevance=0.55),
+    Passage(21, "An intake of 600 IU per day covers the needs of 97.5 percent of adults.", 2,
+            "IOM report 2010", "2010-11-30", relevance=0.88),
+    Passage(22, "Levels of 20 ng/mL are sufficient for bone health.", 2, "IOM report 2010",
+            "2010-11-30", relevance=0.61),
+    Passage(31, "Ten minutes of midday sun is pleasant in winter.", 3, "Sunlight blog",
+            "2019-02-14", relevance=0.20),
+)  # fmt: skip
 
 DOCUMENTS = {
     1: DocumentInfo(1, "vitamin-d", "Endocrine Society 2011", "docs/endo.txt",
@@ -42,77 +65,86 @@ DOCUMENTS = {
                     passages=2),
     3: DocumentInfo(3, "vitamin-d", "Sunlight blog", "docs/sun.md", date="2019-02-14",
                     passages=1),
-}
+}  # fmt: skip
 
 
-def _tag(pid: int, tag: str, conf: float, key: str) -> dict[str, Any]:
-    return {"passage_id": pid, "tag": tag, "confidence": conf, "key_sentence": key,
-            "scores": {"entailment": conf if tag == "support" else 0.05, "neutral": 0.1,
-                       "contradiction": conf if tag == "refute" else 0.05}}
+def _tag(pid: int, tag: Tag, conf: float, key: str) -> PassageTag:
+    entailment = conf if tag is Tag.SUPPORT else 0.05
+    contradiction = conf if tag is Tag.REFUTE else 0.05
+    return PassageTag(pid, tag, conf, entailment, 0.1, contradiction, key_sentence=key)
 
 
-ASK_PARTIALS: dict[str, dict[str, Any]] = {
-    "retrieval": {"passages": PASSAGES},
-    "tagging": {"tagging": {
-        "frame": {"hypothesis": "Adults need 1500 IU of vitamin D daily.", "form": "wh"},
-        "method": "nli:fake-nli",
-        "tags": [
-            _tag(11, "support", 0.93, "Adults should take 1500 to 2000 IU daily."),
-            _tag(12, "support", 0.71, "Higher intakes up to 4000 IU are safe."),
-            _tag(21, "refute", 0.88, "An intake of 600 IU per day covers the needs."),
-            _tag(22, "refute", 0.64, "Levels of 20 ng/mL are sufficient."),
-            _tag(31, "irrelevant", 0.90, "Ten minutes of midday sun is pleasant."),
-        ]}},
-    "clusters": {"clusters": [
-        {"id": 0, "members": [11, 12], "dominant_tag": "support", "confidence": 0.95},
-        {"id": 1, "members": [21, 22], "dominant_tag": "refute", "confidence": 0.90},
-        {"id": 2, "members": [31], "dominant_tag": "irrelevant", "confidence": 1.0},
-    ]},
-    "kappa": {"score": {"kappa": 0.74, "cluster_kappa": 0.8, "stance": "disputed",
-                        "u_support": 1.64, "u_refute": 1.52, "margin": 0.06, "delta": 0.1},
-              "packet": {"passage_ids": [11, 21, 12, 22], "mode": "balanced", "tau": 0.5,
-                         "kappa": 0.74}},
-    "pairs": {"detection": {"tau_c": 0.8, "method": "mlp:fake-pair+nli:fake-nli", "pairs": [
-        {"i": 11, "j": 21, "conflict_prob": 0.91, "conflict": True, "type": "factual",
-         "stage": "mlp"},
-        {"i": 12, "j": 22, "conflict_prob": 0.34, "conflict": False, "type": "none",
-         "stage": "nli"},
-    ]}},
-    "type": {"verdict": {"type": "conflicting_opinions", "method": "rules",
-                         "rationale": "Two expert bodies recommend different daily doses."},
-             "resolution": {"rule": "viewpoints", "ranking": [11, 21, 12, 22],
-                            "rationale": "Both positions are presented with their sources."}},
-    "answer": {"answer": {
-        "stance": "disputed",
-        "sentences": [
-            {"sent": "The Endocrine Society advises 1500 to 2000 IU daily.", "cites": [11, 12]},
-            {"sent": "The IOM finds 600 IU enough for most adults.", "cites": [21]},
-        ],
-        "conflict": "Expert bodies disagree on the daily dose.",
-        "method": {"generation": "extractive:viewpoints"}}},
-}
+TAGGING = Tagging(
+    ClaimFrame(QUESTION, QueryForm.WH, "Adults need 1500 IU of vitamin D daily."),
+    (
+        _tag(11, Tag.SUPPORT, 0.93, "Adults should take 1500 to 2000 IU daily."),
+        _tag(12, Tag.SUPPORT, 0.71, "Higher intakes up to 4000 IU are safe."),
+        _tag(21, Tag.REFUTE, 0.88, "An intake of 600 IU per day covers the needs."),
+        _tag(22, Tag.REFUTE, 0.64, "Levels of 20 ng/mL are sufficient."),
+        _tag(31, Tag.IRRELEVANT, 0.90, "Ten minutes of midday sun is pleasant."),
+    ),
+    "nli:fake-nli",
+)
+CLUSTERS = (
+    Cluster(0, (11, 12), Tag.SUPPORT, 0.95),
+    Cluster(1, (21, 22), Tag.REFUTE, 0.90),
+    Cluster(2, (31,), Tag.IRRELEVANT, 1.0),
+)
+SCORE = ConflictScore(0.74, 0.8, 1.64, 1.52, 0.9, 1.64, 1.52, 0.06, Stance.DISPUTED)
+PACKET = Packet((11, 21, 12, 22), "balanced", 0.74, {"support": 2, "refute": 2, "irrelevant": 0})
+DETECTION = PairDetection(
+    (
+        ConflictPair(11, 21, 0.91, True, PairType.FACTUAL, "mlp", None, None),
+        ConflictPair(12, 22, 0.34, False, PairType.NONE, "nli", None, None),
+    ),
+    0.8,
+    "mlp:fake-pair+nli:fake-nli",
+)
+VERDICT = ConflictVerdict(
+    ConflictType.CONFLICTING_OPINIONS, "Two expert bodies recommend different daily doses.", "rules"
+)
+RESOLUTION = Resolution("viewpoints", (11, 21, 12, 22),
+                        "Both positions are presented with their sources.")  # fmt: skip
+ANSWER_SENTENCES = (
+    AnswerSentence("The Endocrine Society advises 1500 to 2000 IU daily.", (11, 12)),
+    AnswerSentence("The IOM finds 600 IU enough for most adults.", (21,)),
+)
+ANSWER_RESULT = Answer(QUESTION, Stance.DISPUTED, EvidenceTable(), ANSWER_SENTENCES,
+                       "Expert bodies disagree on the daily dose.",
+                       {"generation": "extractive:viewpoints"})  # fmt: skip
 
-SCORE_RESULT: dict[str, Any] = {
-    "response": "Take 600 IU daily. Sunlight alone is never enough. Doses above 4000 IU harm.",
-    "documents": [{"title": "Endocrine Society 2011", "text": "..."},
-                  {"title": "IOM report 2010", "text": "..."},
-                  {"title": "Sunlight blog", "text": "..."}],
-    "claims": [
-        {"text": "Take 600 IU daily.", "relations": ["CONTRADICTS", "SUPPORTS", "IRRELEVANT"],
-         "confidences": [0.81, 0.9, 0.7], "conflict": True},
-        {"text": "Sunlight alone is never enough.",
-         "relations": ["IRRELEVANT", "IRRELEVANT", "IRRELEVANT"],
-         "confidences": [0.6, 0.7, 0.55], "conflict": False},
-        {"text": "Doses above 4000 IU harm.",
-         "relations": ["SUPPORTS", "IRRELEVANT", "IRRELEVANT"],
-         "confidences": [0.66, 0.8, 0.9], "conflict": False},
-    ],
-    "cs_c": 0.333, "cs_r": 0.5, "method": "variant=full; claims=sentences; labels=nli:fake-nli",
-}
+
+def full_ask(query: str) -> AskView:
+    return AskView(query, "vitamin-d", PASSAGES, TAGGING, CLUSTERS, SCORE, PACKET, DETECTION,
+                   VERDICT, RESOLUTION, replace(ANSWER_RESULT, query=query))  # fmt: skip
+
+
+def stage_view(view: AskView, stage: str, full: AskView) -> AskView:
+    """`view` with the parts of the shown `stage` taken from `full` (stages.SHOWN_AS)."""
+    parts = {part for _, (shown, part) in SHOWN_AS.items() if shown == stage}
+    parts |= {RETRIEVE: {"passages"}, ANSWER: {"answer"}}.get(stage, set())
+    return replace(view, **{part: getattr(full, part) for part in parts})
+
+
+DOCS = (Document("...", title="Endocrine Society 2011"), Document("...", title="IOM report 2010"),
+        Document("...", title="Sunlight blog"))  # fmt: skip
+S, C, I = Relation.SUPPORTS, Relation.CONTRADICTS, Relation.IRRELEVANT
+SCORE_RESULT = ScoreView(
+    "Take 600 IU daily. Sunlight alone is never enough. Doses above 4000 IU harm.",
+    DOCS,
+    (
+        ScoredClaim("Take 600 IU daily.", (C, S, I), (0.81, 0.9, 0.7), True),
+        ScoredClaim("Sunlight alone is never enough.", (I, I, I), (0.6, 0.7, 0.55), False),
+        ScoredClaim("Doses above 4000 IU harm.", (S, I, I), (0.66, 0.8, 0.9), False),
+    ),
+    0.333,
+    0.5,
+    "variant=full; claims=sentences; labels=nli:fake-nli",
+)
 
 HISTORY = [
     RunSummary(2, "score", "2026-11-20 09:14", "Take 600 IU daily…"),
-    RunSummary(1, "ask", "2026-11-20 09:02", "How much vitamin D should adults take?"),
+    RunSummary(1, "ask", "2026-11-20 09:02", QUESTION),
 ]
 
 
@@ -130,11 +162,10 @@ class FakeDesk:
         self._collections = (
             [CollectionInfo("vitamin-d", 3, 5), CollectionInfo("empty", 0, 0)]
             if collections else []
-        )
-        self.runs: dict[int, dict[str, Any]] = {
-            1: {**HISTORY[1].to_json(),
-                "result": self._full_ask("How much vitamin D should adults take?")},
-            2: {**HISTORY[0].to_json(), "result": copy.deepcopy(SCORE_RESULT)},
+        )  # fmt: skip
+        self.runs: dict[int, OpenedRun] = {
+            1: OpenedRun(HISTORY[1], full_ask(QUESTION)),
+            2: OpenedRun(HISTORY[0], SCORE_RESULT),
         }
 
     def _check(self, name: str) -> None:
@@ -152,83 +183,74 @@ class FakeDesk:
         self._check("collections")
         return list(self._collections)
 
-    def ingest(self, paths: Sequence[str], collection: str, on_progress, cancel) -> dict:
+    def ingest(self, paths: Sequence[str], collection: str, on_progress,
+               cancel) -> IngestSummary:  # fmt: skip
         self.calls.append(("ingest", (list(paths), collection)))
         self._check("ingest")
         files = sorted(str(p) for root in paths for p in _expand(Path(root)))
         added = failed = 0
         for done, path in enumerate(files, start=1):
             if cancel.is_set():
-                return {"added": added, "skipped": 0, "failed": failed, "cancelled": True}
+                return IngestSummary(collection, added, 0, failed, cancelled=True)
             error = "unsupported file type .bin" if path.endswith(".bin") else None
             added, failed = added + (error is None), failed + (error is not None)
             on_progress(done, len(files), path, error)
             if done == 1:
                 self._wait(cancel)
-        return {"added": added, "skipped": 0, "failed": failed, "cancelled": False}
+        return IngestSummary(collection, added, 0, failed)
 
     def documents(self, collection: str) -> list[DocumentInfo]:
         self.calls.append(("documents", collection))
         return list(DOCUMENTS.values()) if collection == "vitamin-d" else []
 
-    def passages(self, document_id: int) -> list[dict[str, Any]]:
+    def passages(self, document_id: int) -> list[Passage]:
         self.calls.append(("passages", document_id))
-        rows = [p for p in PASSAGES if p["document_id"] == document_id]
-        return [{**p, "ord": n} for n, p in enumerate(rows)]
+        return [p for p in PASSAGES if p.document_id == document_id]
 
-    def _full_ask(self, query: str) -> dict[str, Any]:
-        result: dict[str, Any] = {"query": query, "collection": "vitamin-d"}
-        for stage in ASK_STAGES:
-            result.update(copy.deepcopy(ASK_PARTIALS[stage]))
-        result["timings"] = {stage: 10.0 for stage in ASK_STAGES}
-        return result
-
-    def ask(self, query: str, collection: str, on_event, cancel) -> tuple[int | None, dict]:
+    def ask(self, query: str, collection: str, on_event, cancel) -> tuple[int | None, AskView]:
         self.calls.append(("ask", (query, collection)))
         self._check("ask")
+        full, view = full_ask(query), AskView(query, collection)
         for n, stage in enumerate(ASK_STAGES):
             if cancel.is_set():
                 raise Cancelled()
-            on_event(stage, copy.deepcopy(ASK_PARTIALS[stage]))
+            view = stage_view(view, stage, full)
+            on_event(stage, view)
             if n == 1:
                 self._wait(cancel)
                 if cancel.is_set():
                     raise Cancelled()
         run_id = max(self.runs) + 1
-        result = self._full_ask(query)
-        summary = RunSummary(run_id, "ask", "2026-11-21 10:00", query)
-        self.runs[run_id] = {**summary.to_json(), "result": result}
-        return run_id, copy.deepcopy(result)
+        self.runs[run_id] = OpenedRun(RunSummary(run_id, "ask", "2026-11-21 10:00", query), full)
+        return run_id, full
 
-    def score(self, response: str, documents, cancel) -> tuple[int | None, dict]:
+    def score(self, response: str, documents: Sequence[Document],
+              cancel) -> tuple[int | None, ScoreView]:  # fmt: skip
         self.calls.append(("score", (response, list(documents))))
         self._check("score")
-        result = {**copy.deepcopy(SCORE_RESULT), "response": response}
-        return 3, result
+        return 3, replace(SCORE_RESULT, response=response)
 
     def can_regenerate(self) -> bool:
         return self.llm
 
-    def regenerate(self, question: str, response: str, documents, cancel) -> tuple[int | None, dict]:
+    def regenerate(self, question: str, response: str, documents: Sequence[Document],
+                   cancel) -> tuple[int | None, ScoreView]:  # fmt: skip
         self.calls.append(("regenerate", (question, response)))
         self._check("regenerate")
-        result = copy.deepcopy(SCORE_RESULT)
-        result["response"] = "Take 600 to 2000 IU daily, depending on the guideline."
-        result["claims"] = [{"text": result["response"],
-                             "relations": ["SUPPORTS", "SUPPORTS", "IRRELEVANT"],
-                             "confidences": [0.8, 0.8, 0.9], "conflict": False}]
-        result.update(cs_c=0.0, cs_r=0.0, regenerated_from=response, question=question,
-                      before={"cs_c": 0.333, "cs_r": 0.5})
-        return 4, result
+        revised = "Take 600 to 2000 IU daily, depending on the guideline."
+        claim = ScoredClaim(revised, (S, S, I), (0.8, 0.8, 0.9), False)
+        return 4, replace(SCORE_RESULT, response=revised, claims=(claim,), cs_c=0.0, cs_r=0.0,
+                          question=question,
+                          regeneration=Regeneration(True, response, 0.333, 0.5))  # fmt: skip
 
     def history(self, limit: int = 100) -> list[RunSummary]:
         self.calls.append(("history", limit))
-        rows = sorted(self.runs.values(), key=lambda r: -r["id"])
-        return [RunSummary.from_json(row) for row in rows[:limit]]
+        rows = sorted(self.runs.values(), key=lambda r: -r.summary.id)
+        return [row.summary for row in rows[:limit]]
 
-    def run(self, run_id: int) -> dict[str, Any]:
+    def run(self, run_id: int) -> OpenedRun:
         self.calls.append(("run", run_id))
-        return copy.deepcopy(self.runs[run_id])
+        return self.runs[run_id]
 
     def models(self, verify: bool = False) -> ModelsReport:
         self.calls.append(("models", verify))

@@ -112,7 +112,7 @@ async def test_cancelling_an_import_keeps_the_files_already_done(make_app, desk,
         await pilot.press("escape")  # cancels; does not close while running
         await settle(pilot)
         assert pilot.app.screen is dialog
-        assert dialog.summary["cancelled"] is True and dialog.summary["added"] == 1
+        assert dialog.summary.cancelled is True and dialog.summary.added == 1
         assert "Cancelled; kept 1 added" in str(dialog.query_one("#import-status").render())
 
 

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from conflictdesk.app import Desk, RunSummary, load_settings
+from conflictdesk.app import Desk, IngestSummary, RunSummary, load_settings
 from conflictdesk.store import Store
 from conflictdesk.tui.app import ConflictDeskApp
 from conflictdesk.tui.desk import ASK_STAGES, Cancelled
 from conflictdesk.tui.engine import DeskEngine
+from conflictdesk.types import Document, Relation
 from tests.fakes import fake_backends
 from tests.tui.conftest import settle, wait_until
 
@@ -39,11 +40,15 @@ def test_ingest_reports_each_file_and_its_errors(engine, tmp_path):
     bad = tmp_path / "c.exe"
     bad.write_bytes(b"MZ")
     progress = []
-    summary = engine.ingest([str(tmp_path / "a.txt"), str(tmp_path / "b.md"), str(bad)],
-                            "mine", lambda *event: progress.append(event), threading.Event())
+    summary = engine.ingest(
+        [str(tmp_path / "a.txt"), str(tmp_path / "b.md"), str(bad)],
+        "mine",
+        lambda *event: progress.append(event),
+        threading.Event(),
+    )
     assert [(done, total) for done, total, _, _ in progress] == [(1, 3), (2, 3), (3, 3)]
     assert progress[0][3] is None and progress[2][3]  # the .exe has a reason
-    assert summary == {"added": 2, "skipped": 0, "failed": 1, "passages": 2, "cancelled": False}
+    assert summary == IngestSummary("mine", added=2, skipped=0, failed=1, passages=2)
     (mine,) = engine.collections()
     assert (mine.name, mine.documents, mine.passages) == ("mine", 2, 2) and mine.created
 
@@ -51,29 +56,41 @@ def test_ingest_reports_each_file_and_its_errors(engine, tmp_path):
 def test_a_cancelled_ingest_keeps_the_files_already_imported(engine):
     cancel = threading.Event()
     summary = engine.ingest([str(EXAMPLES)], "examples", lambda *a: cancel.set(), cancel)
-    assert summary["cancelled"] is True and summary["added"] >= 1
-    assert engine.collections()[0].documents == summary["added"]
+    assert summary.cancelled is True and summary.added >= 1
+    assert engine.collections()[0].documents == summary.added
 
 
 def test_documents_and_their_passages_in_order(loaded):
     documents = loaded.documents("examples")
     assert len(documents) >= 10
     passages = loaded.passages(documents[0].id)
-    assert passages and all(p["document_id"] == documents[0].id for p in passages)
-    assert [p["ord"] for p in passages] == sorted(p["ord"] for p in passages)
+    assert passages and all(p.document_id == documents[0].id for p in passages)
+    order = [p.metadata["order"] for p in passages]
+    assert order == sorted(order)
 
 
 def test_ask_streams_every_stage_stores_the_run_and_reopens_it(loaded):
     events = []
-    run_id, result = loaded.ask(QUESTION, "examples", lambda s, p: events.append((s, set(p))),
-                                threading.Event())
+    run_id, view = loaded.ask(QUESTION, "examples", lambda s, v: events.append((s, v)),
+                              threading.Event())  # fmt: skip
     stages = [stage for stage, _ in events]
     assert sorted(set(stages), key=stages.index) == list(ASK_STAGES)
-    assert ("tagging", {"tagging"}) in events and ("answer", {"answer"}) in events
-    assert result["answer"]["sentences"] and result["verdict"]["type"]
+    tagged = next(shown for stage, shown in events if stage == "tagging")
+    assert tagged.passages and tagged.tagging is not None and tagged.answer is None
+    assert events[-1][0] == "answer" and events[-1][1].answer is not None
+    assert view.answer.sentences and view.verdict is not None and view.collection == "examples"
     stored = loaded.run(run_id)
-    assert stored["kind"] == "ask" and stored["result"] == result
-    assert loaded.history()[0] == RunSummary(run_id, "ask", stored["created"], QUESTION)
+    assert stored.summary.kind == "ask" and stored.view == view
+    assert loaded.history()[0] == RunSummary(run_id, "ask", stored.summary.created, QUESTION)
+
+
+def test_the_tui_ask_embeds_the_query_once_and_no_stored_passage(loaded):
+    embedder = loaded.desk.backends(("embedder",)).embedder
+    calls = len(embedder.history)
+    _, view = loaded.ask(QUESTION, "examples", lambda *event: None, threading.Event())
+    encoded = [text for call in embedder.history[calls:] for text in call]
+    assert encoded.count(QUESTION) == 1
+    assert view.passages and not {p.text for p in view.passages} & set(encoded)
 
 
 def test_a_cancelled_ask_raises_and_stores_nothing(loaded):
@@ -89,12 +106,14 @@ def test_a_cancelled_ask_raises_and_stores_nothing(loaded):
 
 
 def test_score_is_stored_and_reopened(engine):
-    documents = [{"title": "A", "text": "Velsarin is dosed at 250 mg."},
-                 {"title": "B", "text": "Velsarin is dosed at 400 mg."}]
-    run_id, result = engine.score("Velsarin is dosed at 250 mg.", documents, threading.Event())
-    assert result["claims"][0]["relations"] == ["SUPPORTS", "CONTRADICTS"]
-    assert result["cs_c"] == 1.0 and result["documents"] == documents
-    assert engine.run(run_id)["result"] == result
+    documents = [
+        Document("Velsarin is dosed at 250 mg.", title="A"),
+        Document("Velsarin is dosed at 400 mg.", title="B"),
+    ]
+    run_id, view = engine.score("Velsarin is dosed at 250 mg.", documents, threading.Event())
+    assert view.claims[0].relations == (Relation.SUPPORTS, Relation.CONTRADICTS)
+    assert view.cs_c == 1.0 and view.documents == tuple(documents)
+    assert engine.run(run_id).view == view
 
 
 async def test_the_app_asks_through_the_engine_in_a_worker(loaded):

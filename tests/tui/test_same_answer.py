@@ -42,4 +42,5 @@ def test_the_cli_and_the_tui_store_the_same_ask(tmp_path, monkeypatch, capsys):
         engine.close()
     assert tui_run.id != cli_run.id and tui_run.kind == cli_run.kind == "ask"
     assert _comparable(tui_run) == _comparable(cli_run)
-    assert view["answer"] == cli_run.output["answer"]  # the screen shows what the CLI stored
+    # the screen shows what the CLI stored
+    assert json.loads(json.dumps(view.answer.to_json())) == cli_run.output["answer"]

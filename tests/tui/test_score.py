@@ -6,7 +6,9 @@ import json
 
 from textual.widgets import DataTable, Input, TabbedContent, TextArea
 
+from conflictdesk.app import ScoredClaim, ScoreView
 from conflictdesk.tui.screens.score import format_documents, parse_documents
+from conflictdesk.types import Document, Relation
 from tests.tui.conftest import settle
 from tests.tui.fake_desk import FakeDesk
 
@@ -14,8 +16,8 @@ from tests.tui.fake_desk import FakeDesk
 def test_documents_are_split_on_separator_lines_with_optional_titles():
     text = "# IOM 2010\n600 IU is enough.\n---\n\n4000 IU is safe.\n---\n"
     assert parse_documents(text) == [
-        {"title": "IOM 2010", "text": "600 IU is enough."},
-        {"title": None, "text": "4000 IU is safe."},
+        Document("600 IU is enough.", title="IOM 2010"),
+        Document("4000 IU is safe."),
     ]
     assert parse_documents(format_documents(parse_documents(text))) == parse_documents(text)
 
@@ -38,8 +40,13 @@ async def test_scoring_shows_the_grid_conflicted_claims_first(make_app, desk):
         await fill(screen, "Take 600 IU daily.", "# A\n600 IU.\n---\n# B\n1500 IU.")
         await pilot.press("ctrl+r")
         await settle(pilot)
-        assert desk.calls[-1] == ("score", ("Take 600 IU daily.", [
-            {"title": "A", "text": "600 IU."}, {"title": "B", "text": "1500 IU."}]))
+        assert desk.calls[-1] == (
+            "score",
+            (
+                "Take 600 IU daily.",
+                [Document("600 IU.", title="A"), Document("1500 IU.", title="B")],
+            ),
+        )
         assert screen.query_one("#score-tabs", TabbedContent).active == "score-result"
         summary = str(screen.query_one("#cs-summary").render())
         assert "CS-C 0.33  CS-R 0.50" in summary and "1 of 3 claims conflicted" in summary
@@ -48,9 +55,12 @@ async def test_scoring_shows_the_grid_conflicted_claims_first(make_app, desk):
         first = table.get_row_at(0)
         assert [cell.plain for cell in first] == ["!", " C ", " S ", " · ", "Take 600 IU daily."]
         assert [table.get_row_at(i)[-1].plain for i in (1, 2)] == [
-            "Sunlight alone is never enough.", "Doses above 4000 IU harm."]  # response order
+            "Sunlight alone is never enough.",
+            "Doses above 4000 IU harm.",
+        ]  # response order
         assert "D1 Endocrine Society 2011: CONTRADICTS 0.81" in str(
-            screen.query_one("#claim-detail").render())
+            screen.query_one("#claim-detail").render()
+        )
 
 
 async def test_missing_input_is_refused_without_calling_the_engine(make_app, desk):
@@ -64,8 +74,15 @@ async def test_missing_input_is_refused_without_calling_the_engine(make_app, des
 
 async def test_loading_a_json_file_fills_the_form(make_app, tmp_path):
     path = tmp_path / "case.json"
-    path.write_text(json.dumps({"question": "Dose?", "response": "Take 600 IU.",
-                                "documents": ["600 IU.", {"title": "B", "text": "1500 IU."}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "question": "Dose?",
+                "response": "Take 600 IU.",
+                "documents": ["600 IU.", {"title": "B", "text": "1500 IU."}],
+            }
+        )
+    )
     async with make_app().run_test(size=(100, 30)) as pilot:
         screen = await open_score(pilot)
         screen.query_one("#load-path", Input).focus()
@@ -137,19 +154,15 @@ async def test_a_scoring_error_is_shown(make_app, desk):
 def test_claims_are_ordered_conflicted_then_contradicted_then_in_response_order():
     from conflictdesk.tui.widgets.claim_grid import ordered_claims
 
-    claims = [
-        {"text": "a", "relations": ["SUPPORTS", "IRRELEVANT"], "conflict": False},
-        {"text": "b", "relations": ["CONTRADICTS", "IRRELEVANT"], "conflict": False},
-        {"text": "c", "relations": ["SUPPORTS", "CONTRADICTS"], "conflict": True},
-        {"text": "d", "relations": ["IRRELEVANT", "IRRELEVANT"], "conflict": False},
-    ]
-    assert [c["text"] for c in ordered_claims({"claims": claims})] == ["c", "b", "a", "d"]
+    s, c, i = Relation.SUPPORTS, Relation.CONTRADICTS, Relation.IRRELEVANT
+    claims = [ScoredClaim("a", (s, i)), ScoredClaim("b", (c, i)),
+              ScoredClaim("c", (s, c), conflict=True), ScoredClaim("d", (i, i))]  # fmt: skip
+    assert [claim.text for claim in ordered_claims(claims)] == ["c", "b", "a", "d"]
 
 
 async def test_a_response_without_claims_says_why_the_scores_are_undefined(make_app, desk):
     def no_claims(response, documents, cancel):
-        return 9, {"response": response, "documents": documents, "claims": [], "cs_c": None,
-                   "cs_r": None, "method": "variant=full; claims=llm(tiny)"}
+        return 9, ScoreView(response, tuple(documents), method="variant=full; claims=llm(tiny)")
 
     desk.score = no_claims
     async with make_app().run_test(size=(100, 30)) as pilot:

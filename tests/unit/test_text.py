@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from conflictdesk.text import (
-    content_words,
     find_numbers,
     find_years,
     normalise_answer,
@@ -86,12 +85,6 @@ def test_numbers_and_years():
     assert find_numbers(text) == [2010.0, 3559.0, 2.5, -4.0, 1999.0]
     assert find_years(text) == [2010, 1999]
     assert find_years("call 12345 or 20100") == []
-
-
-def test_content_words():
-    words = content_words("According to the 2010 census, it had 3,559 people living there.")
-    assert words == {"accor", "2010", "censu", "3559", "peopl", "livin"}
-    assert content_words("The answer to the question is it?") == set()
 
 
 def test_normalise_answer():

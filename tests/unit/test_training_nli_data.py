@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from conflictdesk.errors import UsageError
 from conflictdesk.training import nli_data
 
 
@@ -70,3 +71,20 @@ def test_metrics():
     assert metrics.majority(gold) == "a"
     with pytest.raises(ValueError):
         metrics.accuracy(gold, pred[:2])
+
+
+def test_data_root_is_the_data_dir_setting(monkeypatch, tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text(f'data_dir = "{tmp_path / "from-file"}"\n', encoding="utf-8")
+    monkeypatch.setenv("CONFLICTDESK_CONFIG", str(config))
+    monkeypatch.delenv("CONFLICTDESK_DATA", raising=False)
+    assert nli_data.data_root() == tmp_path / "from-file"
+    monkeypatch.setenv("CONFLICTDESK_DATA", str(tmp_path / "from-env"))
+    assert nli_data.data_root() == tmp_path / "from-env"
+
+
+def test_data_root_without_a_setting_says_how_to_set_one(monkeypatch, tmp_path):
+    monkeypatch.setenv("CONFLICTDESK_CONFIG", str(tmp_path / "absent.toml"))
+    monkeypatch.delenv("CONFLICTDESK_DATA", raising=False)
+    with pytest.raises(UsageError, match="CONFLICTDESK_DATA"):
+        nli_data.data_root()

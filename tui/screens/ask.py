@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Select, Static, TabbedContent, TabPane
 from textual.widgets.tabbed_content import ContentTabs
 
+from conflictdesk.app import AskView
 from conflictdesk.terminal import safe_line
 from conflictdesk.tui.desk import Cancelled, Desk
 from conflictdesk.tui.messages import (
@@ -32,8 +33,12 @@ from conflictdesk.tui.widgets.evidence_table import EvidenceTable
 from conflictdesk.tui.widgets.nav_bar import NavBar
 from conflictdesk.tui.widgets.stage_progress import StageProgress
 
-TABS = (("answer", "1 Answer"), ("evidence", "2 Evidence"), ("clusters", "3 Clusters"),
-        ("conflict", "4 Conflict"))
+TABS = (
+    ("answer", "1 Answer"),
+    ("evidence", "2 Evidence"),
+    ("clusters", "3 Clusters"),
+    ("conflict", "4 Conflict"),
+)
 
 
 class AskScreen(Screen[None]):
@@ -46,7 +51,7 @@ class AskScreen(Screen[None]):
     def __init__(self, desk: Desk) -> None:
         super().__init__()
         self.desk = desk
-        self.result: dict[str, Any] = {}
+        self.result = AskView("")
         self.cancel_event: threading.Event | None = None
         self.running = False
 
@@ -81,7 +86,9 @@ class AskScreen(Screen[None]):
         try:
             names = [c.name for c in self.desk.collections()]
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.notify(safe_line(f"Could not list collections: {exc}"), severity="error", markup=False)
+            self.notify(
+                safe_line(f"Could not list collections: {exc}"), severity="error", markup=False
+            )
             return
         current = select.value
         select.set_options([(safe_line(name), name) for name in names])
@@ -105,19 +112,19 @@ class AskScreen(Screen[None]):
         self.cancel_event = threading.Event()
         self.running = True
         self.show_error("")
-        self.result = {"query": query, "collection": collection}
+        self.result = AskView(query, collection)
         self.query_one(StageProgress).start()
         await self.refresh_views()
         self.run_ask(query, collection, self.cancel_event)
 
     @work(thread=True, exclusive=True, group="ask")
     def run_ask(self, query: str, collection: str, cancel: threading.Event) -> None:
-        def on_event(stage: str, partial: dict[str, Any]) -> None:
+        def on_event(stage: str, view: AskView) -> None:
             if not cancel.is_set():
-                self.post_message(StageCompleted(stage, partial, cancel))
+                self.post_message(StageCompleted(stage, view, cancel))
 
         try:
-            run_id, result = self.desk.ask(query, collection, on_event, cancel)
+            run_id, view = self.desk.ask(query, collection, on_event, cancel)
         except Cancelled:
             self.post_message(WorkCancelled("ask", cancel))
             return
@@ -127,18 +134,18 @@ class AskScreen(Screen[None]):
         if cancel.is_set():
             self.post_message(WorkCancelled("ask", cancel))
         else:
-            self.post_message(AskFinished(run_id, result, cancel))
+            self.post_message(AskFinished(run_id, view, cancel))
 
     async def on_stage_completed(self, message: StageCompleted) -> None:
         if not self.running or message.job is not self.cancel_event:
             return
-        self.result.update(message.partial)
+        self.result = message.view
         self.query_one(StageProgress).completed(message.stage)
         await self.refresh_views()
 
     async def on_ask_finished(self, message: AskFinished) -> None:
         if message.job is self.cancel_event:
-            await self.show_result(message.result, message.run_id)
+            await self.show_result(message.view, message.run_id)
 
     def on_work_cancelled(self, message: WorkCancelled) -> None:
         if message.job is not self.cancel_event:
@@ -154,18 +161,18 @@ class AskScreen(Screen[None]):
         self.show_error(message.text)
         self.notify(message.text, severity="error", timeout=8, markup=False)
 
-    async def reopen(self, result: dict[str, Any], run_id: int | None) -> None:
+    async def reopen(self, view: AskView, run_id: int | None) -> None:
         """Show a stored run; a running ask is cancelled first so it cannot overwrite it."""
         if self.cancel_event is not None:
             self.cancel_event.set()
             self.cancel_event = None
-        await self.show_result(result, run_id)
+        await self.show_result(view, run_id)
 
-    async def show_result(self, result: dict[str, Any], run_id: int | None = None) -> None:
+    async def show_result(self, view: AskView, run_id: int | None = None) -> None:
         """Render a finished result: a fresh ask or a run reopened from History."""
         self.running = False
-        self.result = dict(result)
-        self.query_one("#question", Input).value = result.get("query", "")
+        self.result = view
+        self.query_one("#question", Input).value = view.query
         note = f"run {run_id}" if run_id is not None else ""
         self.query_one(StageProgress).finish("done", note)
         self.show_error("")
@@ -185,8 +192,7 @@ class AskScreen(Screen[None]):
         error.display = bool(text)
 
     def on_passage_chosen(self, message: PassageChosen) -> None:
-        passage = next((p for p in self.result.get("passages") or []
-                        if int(p["id"]) == message.passage_id), None)
+        passage = self.result.passage(message.passage_id)
         if passage is None:
             self.notify(f"Passage #{message.passage_id} is not in this result.", severity="error")
             return

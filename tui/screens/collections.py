@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from dataclasses import replace
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -12,12 +13,13 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
-from conflictdesk.app import DocumentInfo
+from conflictdesk.app import DocumentInfo, IngestSummary
 from conflictdesk.terminal import safe, safe_line
 from conflictdesk.tui.desk import Desk
 from conflictdesk.tui.screens.document import DocumentScreen
 from conflictdesk.tui.screens.import_dialog import ImportDialog
 from conflictdesk.tui.widgets.nav_bar import NavBar
+from conflictdesk.types import Passage
 
 
 class CollectionsScreen(Screen[None]):
@@ -31,7 +33,7 @@ class CollectionsScreen(Screen[None]):
         self.desk = desk
         self.collection: str | None = None
         self.document_rows: dict[str, DocumentInfo] = {}
-        self.passage_rows: dict[str, dict[str, Any]] = {}
+        self.passage_rows: dict[str, Passage] = {}
 
     def compose(self) -> ComposeResult:
         yield NavBar("collections")
@@ -57,13 +59,16 @@ class CollectionsScreen(Screen[None]):
         try:
             rows = self.desk.collections()
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.notify(safe_line(f"Could not list collections: {exc}"), severity="error", markup=False)
+            self.notify(
+                safe_line(f"Could not list collections: {exc}"), severity="error", markup=False
+            )
             return
         for row in rows:
             table.add_row(safe_line(row.name), row.documents, row.passages, key=row.name)
         if not rows:
             self.query_one("#documents-title", Label).update(
-                "[b]Documents[/b]  no collections yet: press [b]i[/b] to import files")
+                "[b]Documents[/b]  no collections yet: press [b]i[/b] to import files"
+            )
             return
         names = [r.name for r in rows]
         index = names.index(self.collection) if self.collection in names else 0
@@ -88,15 +93,22 @@ class CollectionsScreen(Screen[None]):
         try:
             documents = self.desk.documents(name)
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.notify(safe_line(f"Could not list documents of {name}: {exc}"), severity="error",
-                        markup=False)
+            self.notify(
+                safe_line(f"Could not list documents of {name}: {exc}"),
+                severity="error",
+                markup=False,
+            )
             return
         self.document_rows = {str(d.id): d for d in documents}
         for doc in documents:
-            table.add_row(safe_line(doc.label), safe_line(doc.date or ""), doc.passages,
-                          key=str(doc.id))
+            table.add_row(
+                safe_line(doc.label), safe_line(doc.date or ""), doc.passages, key=str(doc.id)
+            )
         self.query_one("#documents-title", Label).update(
-            Content.from_markup("[b]Documents[/b] in $name ($n)", name=safe_line(name), n=len(documents)))
+            Content.from_markup(
+                "[b]Documents[/b] in $name ($n)", name=safe_line(name), n=len(documents)
+            )
+        )
         if documents:
             self.show_document(str(documents[0].id))
         else:
@@ -108,10 +120,12 @@ class CollectionsScreen(Screen[None]):
         try:
             passages = self.desk.passages(int(key))
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.notify(safe_line(f"Could not read passages: {exc}"), severity="error", markup=False)
+            self.notify(
+                safe_line(f"Could not read passages: {exc}"), severity="error", markup=False
+            )
             return
-        self.passage_rows = {str(p["id"]): p for p in passages}
-        options.add_options([Option(Content(safe(p.get("text", ""))), id=str(p["id"])) for p in passages])
+        self.passage_rows = {str(p.id): p for p in passages}
+        options.add_options([Option(Content(safe(p.text)), id=str(p.id)) for p in passages])
         if passages:
             options.highlighted = 0
         self.query_one("#passages-title", Label).update(f"[b]Passages[/b] ({len(passages)})")
@@ -123,18 +137,20 @@ class CollectionsScreen(Screen[None]):
             self.query_one("#passages-list", OptionList).focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        passage = dict(self.passage_rows.get(event.option.id or "", {}))
-        doc = self.document_rows.get(str(passage.get("document_id")))
-        passage.setdefault("title", doc.title if doc else None)
-        passage.setdefault("source", doc.source if doc else None)
-        if passage:
-            self.app.push_screen(DocumentScreen(self.desk, passage))
+        passage = self.passage_rows.get(event.option.id or "")
+        if passage is None:
+            return
+        doc = self.document_rows.get(str(passage.document_id))
+        if doc is not None:  # a passage shows its document's title and file
+            passage = replace(passage, title=passage.title or doc.title,
+                              source=passage.source or doc.source)  # fmt: skip
+        self.app.push_screen(DocumentScreen(self.desk, passage))
 
     def action_import_files(self) -> None:
         self.app.push_screen(ImportDialog(self.desk, self.collection or ""), self._imported)
 
-    def _imported(self, summary: dict[str, Any] | None) -> None:
-        if summary and summary.get("collection"):
-            self.collection = summary["collection"]
+    def _imported(self, summary: IngestSummary | None) -> None:
+        if summary is not None and summary.collection:
+            self.collection = summary.collection
             self.document_rows = {}
         self.action_refresh()

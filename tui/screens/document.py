@@ -3,7 +3,7 @@ highlighted and scrolled into view."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -14,6 +14,7 @@ from textual.widgets import Footer, Static
 
 from conflictdesk.terminal import safe, safe_line
 from conflictdesk.tui.desk import Desk
+from conflictdesk.types import Passage
 
 
 class DocumentScreen(ModalScreen[None]):
@@ -21,7 +22,7 @@ class DocumentScreen(ModalScreen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "dismiss", "Close")]
 
-    def __init__(self, desk: Desk, passage: dict[str, Any]) -> None:
+    def __init__(self, desk: Desk, passage: Passage) -> None:
         super().__init__()
         self.desk = desk
         self.passage = passage
@@ -35,33 +36,36 @@ class DocumentScreen(ModalScreen[None]):
     def _heading(self) -> Content:
         p = self.passage
         return Content.from_markup(
-            "[b]$title[/b]  [dim]$meta[/]", title=safe_line(p.get("title") or "Untitled document"),
-            meta=safe_line(" · ".join(str(x) for x in (p.get("date"), p.get("source")) if x)))
+            "[b]$title[/b]  [dim]$meta[/]",
+            title=safe_line(p.title or "Untitled document"),
+            meta=safe_line(" · ".join(x for x in (p.date, p.source) if x)),
+        )
 
     async def on_mount(self) -> None:
         body = self.query_one("#document-body", VerticalScroll)
         rows = self._document_passages()
         chosen: Static | None = None
         for row in rows:
-            is_chosen = int(row["id"]) == int(self.passage.get("id", -1))
-            widget = Static(Content(safe(row.get("text", ""))), classes="doc-passage")
+            is_chosen = row.id == self.passage.id
+            widget = Static(Content(safe(row.text)), classes="doc-passage")
             widget.set_class(is_chosen, "-chosen")
             if is_chosen:
-                widget.border_title = f"passage #{row['id']}"
+                widget.border_title = f"passage #{row.id}"
                 chosen = widget
             await body.mount(widget)
         if chosen is not None:
             body.focus()
             self.call_after_refresh(body.scroll_to_widget, chosen, animate=False, top=True)
 
-    def _document_passages(self) -> list[dict[str, Any]]:
-        document_id = self.passage.get("document_id")
+    def _document_passages(self) -> list[Passage]:
+        document_id = self.passage.document_id
         if document_id is None:
             return [self.passage]
         try:
-            rows = self.desk.passages(int(document_id))
+            rows = self.desk.passages(document_id)
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.notify(safe_line(f"Could not read the document: {exc}"), severity="error",
-                        markup=False)
+            self.notify(
+                safe_line(f"Could not read the document: {exc}"), severity="error", markup=False
+            )
             return [self.passage]
         return rows or [self.passage]

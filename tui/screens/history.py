@@ -45,12 +45,18 @@ class HistoryScreen(Screen[None]):
         try:
             runs = self.desk.history()
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.notify(safe_line(f"Could not read the history: {exc}"), severity="error",
-                        markup=False)
+            self.notify(
+                safe_line(f"Could not read the history: {exc}"), severity="error", markup=False
+            )
             return
         for run in runs:
-            table.add_row(run.id, safe_line(run.kind), safe_line(run.created),
-                          safe_line(run.summary), key=str(run.id))
+            table.add_row(
+                run.id,
+                safe_line(run.kind),
+                safe_line(run.created),
+                safe_line(run.summary),
+                key=str(run.id),
+            )
         table.focus()
 
     async def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
@@ -67,12 +73,16 @@ class HistoryScreen(Screen[None]):
         try:
             run = self.desk.run(run_id)
         except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.notify(safe_line(f"Could not open run {run_id}: {exc}"), severity="error",
-                        markup=False)
+            self.notify(
+                safe_line(f"Could not open run {run_id}: {exc}"), severity="error", markup=False
+            )
             return
-        mode = OPENS_IN.get(run.get("kind", ""))
-        if mode is None:
-            self.notify(safe_line(f"Runs of kind {run.get('kind')!r} have no screen."),
-                        severity="warning", markup=False)
+        mode = OPENS_IN.get(run.summary.kind)
+        if mode is None or run.view is None:
+            self.notify(
+                safe_line(f"Runs of kind {run.summary.kind!r} have no screen."),
+                severity="warning",
+                markup=False,
+            )
             return
         await self.app.open_run(mode, run)

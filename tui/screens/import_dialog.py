@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -16,6 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, ProgressBar, RichLog, Static
 
+from conflictdesk.app import IngestSummary
 from conflictdesk.terminal import safe_line
 from conflictdesk.tui.desk import Cancelled, Desk
 from conflictdesk.tui.messages import FileIngested, IngestFinished, WorkFailed
@@ -26,7 +27,7 @@ def split_paths(text: str) -> list[Path]:
     return [Path(part.strip()).expanduser() for part in text.split(";") if part.strip()]
 
 
-class ImportDialog(ModalScreen[dict[str, Any] | None]):
+class ImportDialog(ModalScreen[IngestSummary | None]):
     """Dismisses with the import summary, or None when nothing ran."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel_or_close", "Cancel / close")]
@@ -36,7 +37,7 @@ class ImportDialog(ModalScreen[dict[str, Any] | None]):
         self.desk = desk
         self.collection = collection
         self.cancel_event: threading.Event | None = None
-        self.summary: dict[str, Any] | None = None
+        self.summary: IngestSummary | None = None
         self.failures: list[tuple[str, str]] = []
 
     @property
@@ -45,9 +46,13 @@ class ImportDialog(ModalScreen[dict[str, Any] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="import-dialog"):
-            yield Label("[b]Import files or a folder[/b]  (.txt .md .pdf .jsonl; ; separates paths)")
+            yield Label(
+                "[b]Import files or a folder[/b]  (.txt .md .pdf .jsonl; ; separates paths)"
+            )
             yield Input(placeholder="path/to/folder or file", id="import-path")
-            yield Input(value=self.collection, placeholder="collection name", id="import-collection")
+            yield Input(
+                value=self.collection, placeholder="collection name", id="import-collection"
+            )
             with Horizontal(id="import-buttons"):
                 yield Button("Import", id="import-start", variant="primary")
                 yield Button("Close", id="import-close")
@@ -66,8 +71,11 @@ class ImportDialog(ModalScreen[dict[str, Any] | None]):
         status = self.query_one("#import-status", Static)
         missing = [str(p) for p in paths if not p.exists()]
         if not paths or not collection or missing:
-            problem = (f"not found: {', '.join(missing)}" if missing
-                       else "give a path and a collection name")
+            problem = (
+                f"not found: {', '.join(missing)}"
+                if missing
+                else "give a path and a collection name"
+            )
             status.update(Text(safe_line(problem), style="bold red"))
             return
         self.summary, self.failures = None, []
@@ -85,15 +93,16 @@ class ImportDialog(ModalScreen[dict[str, Any] | None]):
         try:
             summary = self.desk.ingest(paths, collection, progress, cancel)
         except Cancelled:
-            summary = {"cancelled": True}
+            summary = IngestSummary(collection, cancelled=True)
         except Exception as exc:  # noqa: BLE001 - shown to the user
             self.post_message(WorkFailed("import", exc))
             return
-        self.post_message(IngestFinished({**summary, "collection": collection}))
+        self.post_message(IngestFinished(summary))
 
     def on_file_ingested(self, message: FileIngested) -> None:
         self.query_one("#import-progress", ProgressBar).update(
-            total=message.total, progress=message.done)
+            total=message.total, progress=message.done
+        )
         log = self.query_one("#import-log", RichLog)
         if message.error:
             self.failures.append((message.path, message.error))
@@ -104,13 +113,17 @@ class ImportDialog(ModalScreen[dict[str, Any] | None]):
     def on_ingest_finished(self, message: IngestFinished) -> None:
         self.summary = message.summary
         s = message.summary
-        verb = "Cancelled; kept" if s.get("cancelled") else "Done:"
-        self.query_one("#import-status", Static).update(Text(
-            f"{verb} {s.get('added', 0)} added, {s.get('skipped', 0)} already present, "
-            f"{s.get('failed', len(self.failures))} failed", style="bold"))
+        verb = "Cancelled; kept" if s.cancelled else "Done:"
+        self.query_one("#import-status", Static).update(
+            Text(
+                f"{verb} {s.added} added, {s.skipped} already present, {s.failed} failed",
+                style="bold",
+            )
+        )
 
     def on_work_failed(self, message: WorkFailed) -> None:
-        self.summary = {"error": message.text}
+        collection = self.query_one("#import-collection", Input).value.strip()
+        self.summary = IngestSummary(collection, error=message.text)
         self.query_one("#import-status", Static).update(Text(message.text, style="bold red"))
         self.notify(message.text, severity="error", markup=False)
 

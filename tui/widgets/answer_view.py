@@ -3,38 +3,38 @@ list below is keyboard-selectable; either way PassageChosen is posted."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from conflictdesk.app import AskView
+from conflictdesk.generation.types import Answer
 from conflictdesk.terminal import safe, safe_line
 from conflictdesk.tui.messages import PassageChosen
-from conflictdesk.tui.widgets.evidence_table import passage_index, passage_label
+from conflictdesk.tui.widgets.evidence_table import passage_label
 
 WAITING = "The answer appears here once every stage has run."
 
 
-def citation_numbers(answer: dict[str, Any]) -> dict[int, int]:
+def citation_numbers(answer: Answer) -> dict[int, int]:
     """Passage id -> citation number, numbered by first appearance in the answer."""
     numbers: dict[int, int] = {}
-    for sentence in answer.get("sentences") or []:
-        for pid in sentence.get("cites") or []:
-            numbers.setdefault(int(pid), len(numbers) + 1)
+    for sentence in answer.sentences:
+        for pid in sentence.cites:
+            numbers.setdefault(pid, len(numbers) + 1)
     return numbers
 
 
-def cited_text(answer: dict[str, Any], numbers: dict[int, int]) -> Content:
+def cited_text(answer: Answer, numbers: dict[int, int]) -> Content:
     """The sentences, each followed by links `[n]` to the passages it cites."""
     parts: list[Content] = []
-    for sentence in answer.get("sentences") or []:
-        parts.append(Content(safe(sentence.get("sent", ""))))
-        for pid in sentence.get("cites") or []:
-            style = f"bold $accent underline @click=cite({int(pid)})"
-            parts.append(Content.styled(f"[{numbers[int(pid)]}]", style))
+    for sentence in answer.sentences:
+        parts.append(Content(safe(sentence.text)))
+        for pid in sentence.cites:
+            style = f"bold $accent underline @click=cite({pid})"
+            parts.append(Content.styled(f"[{numbers[pid]}]", style))
         parts.append(Content(" "))
     return Content("").join(parts)
 
@@ -53,26 +53,34 @@ class AnswerView(Vertical):
         yield _AnswerText(WAITING, id="answer-text")
         yield OptionList(id="citations")
 
-    def show(self, result: dict[str, Any]) -> None:
-        answer = result.get("answer")
+    def show(self, view: AskView) -> None:
+        answer = view.answer
         options = self.query_one("#citations", OptionList)
         options.clear_options()
         text = self.query_one("#answer-text", Static)
-        if not answer:
+        if answer is None:
             text.update(WAITING)
             return
         numbers = citation_numbers(answer)
         body = cited_text(answer, numbers)
-        if answer.get("conflict"):
-            body += Content.from_markup("\n[b]Conflict:[/b] $c", c=safe(answer["conflict"]))
-        generation = (answer.get("method") or {}).get("generation", "")
+        if answer.conflict:
+            body += Content.from_markup("\n[b]Conflict:[/b] $c", c=safe(answer.conflict))
+        generation = answer.method.get("generation", "")
         text.update(body + Content.styled(f"\n({safe_line(generation)})", "dim"))
-        passages = passage_index(result)
         for pid, number in numbers.items():
-            passage = passages.get(pid, {})
-            options.add_option(Option(Content.from_markup(
-                "[b]$n[/b] #$pid [i]$title[/i] — $text", n=f"[{number}]", pid=pid,
-                title=passage_label(passage, pid), text=safe(passage.get("text", ""))), id=f"p{pid}"))
+            passage = view.passage(pid)
+            options.add_option(
+                Option(
+                    Content.from_markup(
+                        "[b]$n[/b] #$pid [i]$title[/i] — $text",
+                        n=f"[{number}]",
+                        pid=pid,
+                        title=passage_label(passage, pid),
+                        text=safe(passage.text if passage is not None else ""),
+                    ),
+                    id=f"p{pid}",
+                )
+            )
         if numbers:
             options.highlighted = 0
 

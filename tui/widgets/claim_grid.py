@@ -3,7 +3,7 @@ with CS-C and CS-R above it."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,28 +11,20 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
+from conflictdesk.app import ScoredClaim, ScoreView
 from conflictdesk.terminal import safe, safe_line
+from conflictdesk.types import Relation
 
 CELLS = {
-    "SUPPORTS": ("S", "bold white on #2e7d32"),
-    "CONTRADICTS": ("C", "bold white on #c62828"),
-    "IRRELEVANT": ("·", "dim"),
+    Relation.SUPPORTS: ("S", "bold white on #2e7d32"),
+    Relation.CONTRADICTS: ("C", "bold white on #c62828"),
+    Relation.IRRELEVANT: ("·", "dim"),
 }
 
 
-def is_conflicted(claim: dict[str, Any]) -> bool:
-    """ConflictScore: a claim with at least one supporting and one contradicting document."""
-    if "conflict" in claim:
-        return bool(claim["conflict"])
-    relations = claim.get("relations") or []
-    return "SUPPORTS" in relations and "CONTRADICTS" in relations
-
-
-def ordered_claims(result: dict[str, Any]) -> list[dict[str, Any]]:
+def ordered_claims(claims: Sequence[ScoredClaim]) -> list[ScoredClaim]:
     """Conflicted claims first, then contradicted ones, each group in response order."""
-    claims = result.get("claims") or []
-    return sorted(claims, key=lambda c: (not is_conflicted(c),
-                                         "CONTRADICTS" not in (c.get("relations") or [])))
+    return sorted(claims, key=lambda c: (not c.conflict, Relation.CONTRADICTS not in c.relations))
 
 
 def _metric(value: float | None) -> str:
@@ -48,30 +40,31 @@ class ClaimGrid(Vertical):
         yield DataTable(id="claim-table", cursor_type="row", zebra_stripes=False)
         yield Static("", id="claim-detail")
 
-    def show(self, result: dict[str, Any]) -> None:
-        self._result = result
-        self._claims = ordered_claims(result)
-        documents = result.get("documents") or []
-        conflicted = sum(is_conflicted(c) for c in self._claims)
+    def show(self, view: ScoreView) -> None:
+        self._view = view
+        self._claims = ordered_claims(view.claims)
+        conflicted = sum(c.conflict for c in self._claims)
         summary = Content.from_markup(
             "[b]CS-C[/b] $csc  [b]CS-R[/b] $csr  [dim]$k of $n claims conflicted · "
             "[on #2e7d32] S [/] supports [on #c62828] C [/] contradicts · irrelevant[/]",
-            csc=_metric(result.get("cs_c")), csr=_metric(result.get("cs_r")),
-            k=conflicted, n=len(self._claims))
-        if result.get("method"):
-            summary += Content.styled(f"\n{safe(result['method'])}", "dim")
+            csc=_metric(view.cs_c),
+            csr=_metric(view.cs_r),
+            k=conflicted,
+            n=len(self._claims),
+        )
+        if view.method:
+            summary += Content.styled(f"\n{safe(view.method)}", "dim")
         self.query_one("#cs-summary", Static).update(summary)
         table = self.query_one("#claim-table", DataTable)
         table.clear(columns=True)
         table.add_column("", key="flag", width=1)
-        for n, _ in enumerate(documents, start=1):
+        for n, _ in enumerate(view.documents, start=1):
             table.add_column(f"D{n}", key=f"d{n}", width=3)
         table.add_column("Claim", key="claim")
         for row, claim in enumerate(self._claims):
-            cells = [Text(f" {CELLS.get(r, ('?', ''))[0]} ", style=CELLS.get(r, ('?', ''))[1])
-                     for r in claim.get("relations") or []]
-            flag = Text("!", style="bold red") if is_conflicted(claim) else Text(" ")
-            table.add_row(flag, *cells, Text(safe_line(claim.get("text", ""))), key=str(row))
+            cells = [Text(f" {CELLS[r][0]} ", style=CELLS[r][1]) for r in claim.relations]
+            flag = Text("!", style="bold red") if claim.conflict else Text(" ")
+            table.add_row(flag, *cells, Text(safe_line(claim.text)), key=str(row))
         self._describe(0)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -82,19 +75,27 @@ class ClaimGrid(Vertical):
         claims = getattr(self, "_claims", [])
         detail = self.query_one("#claim-detail", Static)
         if not claims:
-            detail.update("No claims were extracted from the response, so CS-C and CS-R are "
-                          "undefined.")
+            detail.update(
+                "No claims were extracted from the response, so CS-C and CS-R are undefined."
+            )
             return
         if not 0 <= index < len(claims):
             detail.update("")
             return
         claim = claims[index]
-        documents = self._result.get("documents") or []
-        confidences = claim.get("confidences") or []
-        lines = [Content.from_markup("[b]$text[/b]", text=safe(claim.get("text", "")))]
-        for n, relation in enumerate(claim.get("relations") or []):
-            title = documents[n].get("title") if n < len(documents) else None
-            conf = f" {float(confidences[n]):.2f}" if n < len(confidences) else ""
-            lines.append(Content.from_markup("  D$n $title: $rel$conf", n=n + 1,
-                                             title=safe_line(title or "untitled"), rel=safe_line(relation), conf=conf))
+        documents, confidences = self._view.documents, claim.confidences
+        lines = [Content.from_markup("[b]$text[/b]", text=safe(claim.text))]
+        for n, relation in enumerate(claim.relations):
+            title = documents[n].title if n < len(documents) else None
+            confidence = confidences[n] if n < len(confidences) else None
+            conf = f" {confidence:.2f}" if confidence is not None else ""
+            lines.append(
+                Content.from_markup(
+                    "  D$n $title: $rel$conf",
+                    n=n + 1,
+                    title=safe_line(title or "untitled"),
+                    rel=safe_line(relation.value),
+                    conf=conf,
+                )
+            )
         detail.update(Content("\n").join(lines))

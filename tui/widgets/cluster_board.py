@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from textual.app import ComposeResult
 from textual.containers import HorizontalScroll
 from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from conflictdesk.analysis.types import Cluster
+from conflictdesk.app import AskView
 from conflictdesk.terminal import safe, safe_line
 from conflictdesk.tui.messages import PassageChosen
-from conflictdesk.tui.widgets.evidence_table import passage_index, passage_label
+from conflictdesk.tui.widgets.evidence_table import passage_label
 
 
 class ClusterBoard(HorizontalScroll):
@@ -21,28 +21,30 @@ class ClusterBoard(HorizontalScroll):
     def compose(self) -> ComposeResult:
         yield from ()
 
-    async def show(self, result: dict[str, Any]) -> None:
+    async def show(self, view: AskView) -> None:
         await self.remove_children()
-        clusters = result.get("clusters") or []
-        passages = passage_index(result)
-        tags = {int(t["passage_id"]): t for t in (result.get("tagging") or {}).get("tags") or []}
-        cards = [self._card(c, passages, tags) for c in clusters]
+        cards = [self._card(c, view) for c in view.clusters]
         if cards:
             await self.mount_all(cards)
 
     @staticmethod
-    def _card(cluster: dict[str, Any], passages: dict[int, Any], tags: dict[int, Any]) -> OptionList:
+    def _card(cluster: Cluster, view: AskView) -> OptionList:
+        tags = view.tagging.by_id() if view.tagging is not None else {}
         options = []
-        for pid in cluster.get("members") or []:
-            passage = passages.get(int(pid), {})
-            tag = tags.get(int(pid), {}).get("tag", "?")
+        for pid in cluster.members:
+            passage = view.passage(pid)
+            tag = tags[pid].tag.value if pid in tags else "?"
             prompt = Content.from_markup(
-                "#$pid [i]$title[/i] ($tag)\n$text", pid=pid, title=passage_label(passage, int(pid)),
-                tag=safe_line(tag), text=safe(passage.get("text", "")))
+                "#$pid [i]$title[/i] ($tag)\n$text",
+                pid=pid,
+                title=passage_label(passage, pid),
+                tag=safe_line(tag),
+                text=safe(passage.text if passage is not None else ""),
+            )
             options.append(Option(prompt, id=f"p{pid}"))
-        card = OptionList(*options, classes=f"cluster-card -{cluster.get('dominant_tag')}")
-        card.border_title = safe_line(f"Cluster {cluster.get('id')} · {cluster.get('dominant_tag')} "
-                                       f"{float(cluster.get('confidence', 0.0)):.2f}")
+        dominant = cluster.dominant_tag.value
+        card = OptionList(*options, classes=f"cluster-card -{dominant}")
+        card.border_title = safe_line(f"Cluster {cluster.id} · {dominant} {cluster.confidence:.2f}")
         return card
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
+from conflictdesk.evaluation import qacc_probe as probe
+from conflictdesk.evaluation.cases import Case
 from conflictdesk.scoring.results import Judgment
 from conflictdesk.types import Relation
-
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
-sys.path.insert(0, str(SCRIPTS))
-spec = importlib.util.spec_from_file_location("probe_qacc", SCRIPTS / "probe_qacc.py")
-probe = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(probe)
-ev = probe.ev
 
 
 def test_roc_auc_counts_wins_and_half_ties():
@@ -33,7 +24,7 @@ def _judgment(relation: str) -> Judgment:
 
 def _view(documents: list[str], relations: list[str]) -> object:
     question = "When did India win the cricket world cup?"
-    case = ev.Case("qacc", question, f"The answer to the question {question} is 1983.", "1983",
+    case = Case("qacc", question, f"The answer to the question {question} is 1983.", "1983",
                    (), tuple(documents), tuple(relations), "dev")  # fmt: skip
     return probe.CaseView(case, [_judgment(r) for r in relations])
 

@@ -1,7 +1,8 @@
-"""Builders for stand-in model artefacts used while the shipped ones are absent.
+"""Stand-in model artefacts and fixture models, for the integration tests and the runtime
+benchmark (`scripts/bench_models.py`).
 
-`models/nli/` and `models/pair/` are trained elsewhere; until they exist, integration tests build
-structurally identical artefacts here (a CTranslate2 int8 MiniLM encoder with a random NLI head,
+Where the shipped `models/nli/` or `models/pair/` are absent, these build structurally identical
+artefacts (a CTranslate2 int8 MiniLM encoder with a random NLI head,
 a random int8 two-head ONNX MLP). These need torch and transformers, which CI does not have:
 there the shipped models exist. Accuracy of these artefacts is meaningless; only shapes count."""
 

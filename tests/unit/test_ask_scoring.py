@@ -1,22 +1,15 @@
-"""The gold-label scoring of scripts/eval_ask.py on hand-computed cases."""
+"""The gold-label scoring of `ask` (conflictdesk/evaluation/ask_scoring.py, reported by
+scripts/eval_ask.py) on hand-computed cases."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
+from conflictdesk.evaluation import ask_scoring as eval_ask
 from conflictdesk.generation.types import AnswerSentence, SentenceRole
 from conflictdesk.types import ConflictType
-
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "eval_ask.py"
-spec = importlib.util.spec_from_file_location("eval_ask", SCRIPT)
-eval_ask = importlib.util.module_from_spec(spec)
-sys.modules["eval_ask"] = eval_ask  # dataclasses look their module up while being built
-spec.loader.exec_module(eval_ask)
 
 
 def _qacc_row(**extra):

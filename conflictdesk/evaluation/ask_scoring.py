@@ -1,0 +1,216 @@
+"""The gold-label scoring of `ask` on QACC dev and RAMDocs (inline documents): cases with
+their gold answers, supports and type, and the question-level metrics `scripts/eval_ask.py`
+reports (its docstring defines each one)."""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conflictdesk.generation.types import AnswerSentence, SentenceRole
+from conflictdesk.metrics.cars import (
+    CarsComponents,
+    answer_contains,
+    cars,
+    detection_prf,
+    resolution_appropriate,
+)
+from conflictdesk.metrics.citations import citation_quality, factual_grounding
+from conflictdesk.training.claims import ramdocs_half
+from conflictdesk.types import ConflictType, Passage, Tag
+
+ORDINALS = ("first", "second", "third", "fourth")
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    dataset: str
+    query: str
+    passages: tuple[Passage, ...]
+    gold_conflict: bool
+    gold_answers: tuple[str, ...]  # for answer recall
+    support: dict[str, frozenset[int]]  # answer text -> passages supporting it (gold)
+    gold_type: ConflictType | None = None
+    half: str | None = None
+
+
+@dataclass
+class Prediction:
+    conflict: bool
+    conflict_type: str
+    rule: str
+    sentences: tuple[AnswerSentence, ...]
+    tags: dict[int, Tag] = field(default_factory=dict)
+    packet: dict[int, str] = field(default_factory=dict)
+    ms: float = 0.0
+
+
+# -- data --------------------------------------------------------------------------------------
+
+
+def _letters(value: str | None) -> frozenset[int]:
+    if not value:
+        return frozenset()
+    return frozenset(ord(letter) - ord("A") for letter in ast.literal_eval(value))
+
+
+def load_qacc(path: Path) -> list[Case]:
+    cases = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        passages = tuple(
+            Passage(id=i, text=text, document_id=i, source=source)
+            for i, (text, source) in enumerate(zip(row["contexts"], row["sources"]))
+        )
+        support = {row["firstAnswer"]: _letters(row["firstContext"])} if row["firstAnswer"] else {}
+        for name in ORDINALS[1:3]:
+            if row.get(f"{name}AnswerExist") == "A" and row.get(f"{name}Answer"):
+                support[row[f"{name}Answer"]] = _letters(row.get(f"{name}Context"))
+        n_answers = 1 + sum(row.get(f"{n}AnswerExist") == "A" for n in ORDINALS[1:])
+        gold = row["correctAnswer"] or row["firstAnswer"]
+        cases.append(
+            Case(
+                f"qacc-{row['annotation_task_id']}",
+                "qacc",
+                row["question"],
+                passages,
+                n_answers > 1,
+                (gold,),
+                support,
+            )
+        )
+    return cases
+
+
+def load_ramdocs(path: Path) -> list[Case]:
+    cases = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        row = json.loads(line)
+        docs = row["documents"]
+        passages = tuple(Passage(id=i, text=d["text"], document_id=i) for i, d in enumerate(docs))
+        support: dict[str, set[int]] = {}
+        for i, d in enumerate(docs):
+            if d["type"] in ("correct", "misinfo") and d.get("answer"):
+                support.setdefault(d["answer"], set()).add(i)
+        types = {d["type"] for d in docs}
+        conflict = {"correct", "misinfo"} <= types
+        if conflict:
+            gold_type = ConflictType.MISINFORMATION
+        elif len(row["gold_answers"]) > 1:
+            gold_type = ConflictType.COMPLEMENTARY
+        else:
+            gold_type = ConflictType.NO_CONFLICT
+        cases.append(
+            Case(
+                f"ramdocs-{n}",
+                "ramdocs",
+                row["question"],
+                passages,
+                conflict,
+                tuple(row["gold_answers"]),
+                {a: frozenset(ids) for a, ids in support.items()},
+                gold_type,
+                ramdocs_half(row["question"]),
+            )
+        )
+    return cases
+
+
+def premise(p: Passage) -> str:
+    """A passage as the NLI judge sees it: date and title first, as CONFLICTS shows sources."""
+    head = " ".join(x for x in (p.date, p.title) if x)
+    return f"{head}\n{p.text}" if head else p.text
+
+
+# -- scoring -----------------------------------------------------------------------------------
+
+
+def gold_citations(case: Case, sentences: Sequence[AnswerSentence]) -> tuple[int, int, int, int]:
+    """(correct citations, citations, sentences with a correct citation, judged sentences)."""
+    correct = total = hit = judged = 0
+    for sentence in sentences:
+        if sentence.role is not SentenceRole.CLAIM:
+            continue
+        mentioned = [a for a in case.support if answer_contains(sentence.text, [a])]
+        if not mentioned:
+            continue
+        judged += 1
+        good = set().union(*(case.support[a] for a in mentioned))
+        n_good = sum(1 for c in sentence.cites if c in good)
+        correct, total, hit = correct + n_good, total + len(sentence.cites), hit + (n_good > 0)
+    return correct, total, hit, judged
+
+
+def lead_text(sentences: Sequence[AnswerSentence]) -> str:
+    return next((s.text for s in sentences if s.role is SentenceRole.CLAIM), "")
+
+
+def score(cases: Sequence[Case], preds: Sequence[Prediction], nli: Any = None) -> dict[str, Any]:
+    prf = detection_prf([p.conflict for p in preds], [c.gold_conflict for c in cases])
+    text = [" ".join(s.text for s in p.sentences) for p in preds]
+    recall = _mean([answer_contains(t, c.gold_answers) for t, c in zip(text, cases)])
+    lead = _mean(
+        [answer_contains(lead_text(p.sentences), c.gold_answers) for p, c in zip(preds, cases)]
+    )
+    cites = [gold_citations(c, p.sentences) for c, p in zip(cases, preds)]
+    correct, total, hit, judged = (sum(x[i] for x in cites) for i in range(4))
+    out: dict[str, Any] = {
+        "questions": len(cases),
+        "gold_conflicts": sum(c.gold_conflict for c in cases),
+        "detection": {
+            "precision": prf.precision,
+            "recall": prf.recall,
+            "f1": prf.f1,
+            "tp": prf.tp,
+            "fp": prf.fp,
+            "fn": prf.fn,
+            "tn": prf.tn,
+        },
+        "answer_recall": recall,
+        "lead_answer_recall": lead,
+        "citation_precision_gold": correct / total if total else None,
+        "citation_recall_gold": hit / judged if judged else None,
+        "judged_sentences": judged,
+        "predicted_types": dict(Counter(p.conflict_type for p in preds)),
+        "mean_ms": _mean([p.ms for p in preds]),
+    }
+    typed = [(c, p) for c, p in zip(cases, preds) if c.gold_type is not None]
+    if typed:
+        ra = _mean([resolution_appropriate(p.rule, c.gold_type) for c, p in typed])
+        sf = out["citation_precision_gold"] or 0.0
+        parts = CarsComponents(ac=recall, cda=prf.f1, ra=ra, sf=sf)
+        out["cars"] = {"cars": cars(parts), "ac": recall, "cda": prf.f1, "ra": ra, "sf": sf}
+    if nli is not None:
+        out["nli"] = nli_metrics(preds, nli)
+    return out
+
+
+def nli_metrics(preds: Sequence[Prediction], nli: Any) -> dict[str, float | None]:
+    """ALCE citation quality, leakage, factual grounding and contradiction rate, macro-averaged
+    over the questions where each is defined (conflictdesk/metrics/citations.py)."""
+    rows: dict[str, list[float]] = {
+        k: [] for k in ("precision", "recall", "leakage", "grounding", "contradiction_rate")
+    }
+    for p in preds:
+        quality = citation_quality(p.sentences, p.packet, nli, p.tags)
+        grounding = factual_grounding(p.sentences, p.packet, nli)
+        for name, value in (
+            ("precision", quality.precision),
+            ("recall", quality.recall),
+            ("leakage", quality.leakage),
+            ("grounding", grounding.grounding),
+            ("contradiction_rate", grounding.contradiction_rate),
+        ):
+            if value is not None:
+                rows[name].append(value)
+    return {name: _mean(values) if values else None for name, values in rows.items()}
+
+
+def _mean(values: Sequence[float | bool]) -> float:
+    return sum(float(v) for v in values) / len(values) if values else 0.0
