@@ -11,6 +11,7 @@ from conflictdesk.backends.registry import Capabilities, llm_model_id, manifest_
 from conflictdesk.config import Settings
 from conflictdesk.generation.parametric import NO_LLM
 from conflictdesk.scoring.decompose import SPLITTER_METHOD
+from conflictdesk.stages import ANSWER, PARAMETRIC
 
 SPLIT = f"{SPLITTER_METHOD} (no LLM configured)"
 NEEDS_LLM = "unavailable: needs an LLM (--llm PATH.gguf or --llm-url URL)"
@@ -27,8 +28,8 @@ def stage_methods(settings: Settings, caps: Capabilities) -> list[StageRow]:
         ("tag", f"nli:{nli}", False),
         ("pairs", pair_stage_one(caps) + (f"llm:{llm}" if llm else f"nli:{nli}"), bool(llm)),
         ("classify", f"llm:{llm}" if llm else type_model, bool(llm)),
-        ("answer", f"llm:{llm}:pipeline" if llm else "extractive:<resolution rule>", bool(llm)),
-        ("parametric", f"closed-book check on llm:{llm}" if llm else NO_LLM, bool(llm)),
+        (ANSWER, f"llm:{llm}:pipeline" if llm else "extractive:<resolution rule>", bool(llm)),
+        (PARAMETRIC, f"closed-book check on llm:{llm}" if llm else NO_LLM, bool(llm)),
         ("decompose", f"llm-table6({llm})" if llm else SPLIT, bool(llm)),
         ("label", f"nli({nli})", False),
         ("regenerate", f"llm-table13({llm})" if llm else NEEDS_LLM, bool(llm)),

@@ -19,6 +19,7 @@ from conflictdesk.backends.manifest import ROLES, Manifest, ModelEntry
 from conflictdesk.backends.verification import VerificationCache, verify_entry
 from conflictdesk.config import Config
 from conflictdesk.errors import CapabilityError, ModelIntegrityError, ModelMissingError
+from conflictdesk.stages import ANSWER, PARAMETRIC
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +46,8 @@ LLM_STAGES: dict[str, tuple[str, str]] = {
     "tag": ("nli", "nli"),
     "pairs": ("mlp+llm", "mlp+nli"),
     "classify": ("llm", "type-model"),
-    "answer": ("llm", "extractive"),
-    "parametric": ("llm", "not run"),
+    ANSWER: ("llm", "extractive"),
+    PARAMETRIC: ("llm", "not run"),
     "decompose": ("llm", "sentences"),
     "label": ("nli", "nli"),
     "regenerate": ("llm", "unavailable: needs an LLM"),
