@@ -47,7 +47,7 @@ def llama_server():
     the SmolLM2 fixture as "smollm2" on a free loopback port, for the whole session."""
     import importlib.util
 
-    from tests.integration.runtime_artefacts import smollm2_gguf
+    from conflictdesk.training.artefacts import smollm2_gguf
     from tests.servers import LlamaServer
 
     gguf = smollm2_gguf()
