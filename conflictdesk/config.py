@@ -26,6 +26,11 @@ ENV_ALIASES = {
     "CONFLICTDESK_DATA": "data_dir",
 }
 PATH_FIELDS = ("models_dir", "llm_path", "db_path", "data_dir", "cache_dir")
+# Kept as written (a server URL, a model name, a digest); "" unsets them.
+TEXT_FIELDS = ("llm_url", "llm_model", "llm_digest")
+# The key of an OpenAI-compatible server is read from this variable only (never a settings
+# field, so it is not written to config files or shown by `doctor`).
+LLM_KEY_ENV = "CONFLICTDESK_LLM_KEY"
 
 
 @dataclass(frozen=True)
@@ -35,7 +40,9 @@ class Settings:
     `db_path` and `cache_dir` default to the user data and cache directories; `data_dir` (the
     evaluation and training data) has no default. `threads` 0 means "let the runtime choose"; `n_gpu_layers` -1 (the default) offloads every
     layer of the GGUF when llama.cpp was built with CUDA (a CPU build ignores it);
-    `device="cpu"` keeps everything on the CPU."""
+    `device="cpu"` keeps everything on the CPU. `llm_url` names an OpenAI-compatible server
+    (llama.cpp's, vLLM, LM Studio, Ollama) that serves the LLM role instead of a GGUF file;
+    `llm_model` picks one of its models and `llm_digest` pins the judgment-cache key."""
 
     models_dir: Path
     llm_path: Path | None = None
@@ -46,6 +53,10 @@ class Settings:
     db_path: Path | None = None
     data_dir: Path | None = None
     cache_dir: Path | None = None
+    llm_url: str | None = None
+    llm_model: str | None = None
+    llm_digest: str | None = None
+    llm_timeout: float = 120.0
 
     def __post_init__(self) -> None:
         if self.device not in DEVICES:
@@ -56,6 +67,10 @@ class Settings:
             raise UsageError(f"n_ctx must be at least 256, not {self.n_ctx}")
         if self.n_gpu_layers < -1:
             raise UsageError(f"n_gpu_layers must be -1 (all) or >= 0, not {self.n_gpu_layers}")
+        if self.llm_timeout <= 0:
+            raise UsageError(f"llm_timeout must be > 0 seconds, not {self.llm_timeout}")
+        if self.llm_url is not None and not _is_http_url(self.llm_url):
+            raise UsageError(f"llm_url must be an http:// or https:// URL, not {self.llm_url!r}")
 
     def to_json(self) -> dict[str, Any]:
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
@@ -154,7 +169,21 @@ def _coerce(name: str, value: Any) -> Any:
             return int(value)
         except (TypeError, ValueError) as exc:
             raise UsageError(f"{name} must be an integer, not {value!r}") from exc
+    if name in TEXT_FIELDS:
+        return str(value).strip() or None
+    if name == "llm_timeout":
+        try:
+            return float(value)
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"{name} must be a number of seconds, not {value!r}") from exc
     return str(value).lower()
+
+
+def _is_http_url(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
 def _plain(value: Any) -> Any:

@@ -12,6 +12,7 @@ from typing import Final
 
 RETRIEVE: Final = "retrieval"
 ANSWER: Final = "answer"
+PARAMETRIC: Final = "parametric"  # the answer's closed-book check on the LLM (not a shown stage)
 
 ANALYSIS_STAGES: Final = ("tag", "cluster", "kappa", "packet", "pairs", "classify", "resolve")
 EMBED: Final = "embed"  # the pipeline's first event: query and passage vectors, relevance

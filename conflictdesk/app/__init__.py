@@ -13,7 +13,7 @@ from conflictdesk.app.desk import (
     count_files,
     verified_backends,
 )
-from conflictdesk.app.models_report import discover_models, models_report
+from conflictdesk.app.models_report import discover_models, models_report, probe_llm_server
 from conflictdesk.app.scale import RayBatch, ingest_on_ray, ray_batch
 from conflictdesk.app.scoring import (
     DEFAULT_LABELLER,
@@ -88,6 +88,7 @@ __all__ = [
     "ingest_on_ray",
     "load_settings",
     "models_report",
+    "probe_llm_server",
     "ray_available",
     "ray_batch",
     "shipped_examples",

@@ -53,6 +53,21 @@ def load_generator(path: str, settings: Settings) -> Any:
 make_generator = load_generator
 
 
+def load_server_generator(target: str, settings: Settings) -> Any:
+    """`URL` or `URL#MODEL` of an OpenAI-compatible server (the `openai:` testee and
+    checker); tests replace `make_server_generator`."""
+    import dataclasses
+
+    from conflictdesk.backends.registry import build_server_llm
+
+    url, _, model = target.partition("#")
+    chosen = dataclasses.replace(settings, llm_url=url, llm_model=model or settings.llm_model)
+    return build_server_llm(chosen)
+
+
+make_server_generator = load_server_generator
+
+
 @dataclass(frozen=True)
 class BenchOptions:
     corpus: Path
@@ -114,7 +129,7 @@ def make_testees(desk: Desk, specs: Sequence[str]) -> list[Testee]:
         elif spec.kind == "gguf":
             testees.append(GeneratorTestee(make_generator(spec.target, desk.settings)))
         else:
-            testees.append(openai_testee(spec.target))
+            testees.append(openai_testee(make_server_generator(spec.target, desk.settings)))
     names = [t.name for t in testees]
     if len(set(names)) != len(names):
         raise UsageError(f"the same testee twice: {names}")
@@ -125,8 +140,11 @@ def make_checker(desk: Desk, spec: str) -> Checker:
     kind, _, target = spec.partition(":")
     if kind == "gguf" and target:
         return GgufChecker(make_generator(target, desk.settings))
+    if kind == "openai" and target:
+        generator = make_server_generator(target, desk.settings)
+        return GgufChecker(generator, name=generator.model_id)
     if kind != "offline" or target:
-        raise UsageError(f"unknown checker {spec!r}; use offline or gguf:PATH")
+        raise UsageError(f"unknown checker {spec!r}; use offline, gguf:PATH or openai:URL")
     return OfflineChecker(desk.backends(("nli",)).nli)
 
 

@@ -12,7 +12,7 @@ from typing import Any, Self
 
 from conflictdesk.analysis.pipeline import AnalysisCancelled, AnalysisOptions, analyze
 from conflictdesk.app.ingest import IngestReport, ingest_paths
-from conflictdesk.app.models_report import add_model, models_report
+from conflictdesk.app.models_report import add_model, add_server, models_report
 from conflictdesk.app.scoring import ScoringOptions, ScoringUseCases
 from conflictdesk.app.wire import (
     AskOutcome,
@@ -237,6 +237,14 @@ class Desk(ScoringUseCases):
     ) -> tuple[ModelRow, bool]:  # fmt: skip
         """Register a model file in the manifest (see `models_report.add_model`)."""
         return add_model(self.settings, path, role, name=name, licence=licence, source=source)
+
+    def add_server(
+        self, url: str, *, name: str | None = None, model: str | None = None,
+        digest: str | None = None, licence: str = "unknown", source: str = "added by the user",
+    ) -> tuple[ModelRow, bool]:  # fmt: skip
+        """Register an OpenAI-compatible server as the llm (see `models_report.add_server`)."""
+        return add_server(self.settings, url, name=name, model=model, digest=digest,
+                          licence=licence, source=source)  # fmt: skip
 
 
 def answer_retrieval(

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from conflictdesk.analysis.pipeline import CancelFlag
 from conflictdesk.app.wire import Cancelled
-from conflictdesk.errors import CapabilityError, UsageError
+from conflictdesk.errors import LLM_HINT, CapabilityError, UsageError
 from conflictdesk.scoring.label import DEFAULT_LABELLER, LABELLERS, TWO_STAGE_THRESHOLD
 from conflictdesk.scoring.pipeline import VARIANTS
 from conflictdesk.scoring.variants import SALIENT_K
@@ -78,9 +78,7 @@ class ScoringUseCases:
         """The roles each command needs; regenerate refuses to start without a GGUF."""
         backends = self.backends(scoring_roles(kind, options))
         if kind == "regenerate" and backends.llm is None:
-            raise CapabilityError(
-                "regenerate needs a GGUF model: pass --llm PATH or set CONFLICTDESK_LLM_PATH"
-            )
+            raise CapabilityError(f"regenerate needs an LLM (a GGUF model or a server): {LLM_HINT}")
         return backends
 
     def _cache(self, options: ScoringOptions) -> Any:

@@ -188,7 +188,7 @@ class RunSummary:
 @dataclass(frozen=True)
 class ModelRow:
     """One manifest entry (or the configured GGUF) and its state: status is "verified",
-    "present", "missing" or "mismatch"."""
+    "present", "missing", "mismatch" or "server" (an OpenAI-compatible server: no files)."""
 
     name: str
     role: str
@@ -204,7 +204,7 @@ class ModelRow:
 
     @property
     def present(self) -> bool:
-        return self.status in ("present", "verified")
+        return self.status in ("present", "verified", "server")
 
     def to_json(self) -> Json:
         return {**asdict(self), "present": self.present}

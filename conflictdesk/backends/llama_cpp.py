@@ -102,6 +102,11 @@ class LlamaCppGenerator:
         self.last_label_rule = ""
 
     @property
+    def label_rules(self) -> dict[str, int]:
+        """How many label scorings ran by each rule ("first-token", "full-label")."""
+        return self.stats.by_method
+
+    @property
     def engine(self) -> Engine:
         with self._lock:
             if self._engine is None:

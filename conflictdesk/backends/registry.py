@@ -19,6 +19,7 @@ from conflictdesk.backends.manifest import ROLES, Manifest, ModelEntry
 from conflictdesk.backends.verification import VerificationCache, verify_entry
 from conflictdesk.config import Config
 from conflictdesk.errors import CapabilityError, ModelIntegrityError, ModelMissingError
+from conflictdesk.stages import ANSWER, PARAMETRIC
 
 log = logging.getLogger(__name__)
 
@@ -37,16 +38,19 @@ INSTALL_HINTS = {
     "`conflictdesk models add PATH.gguf --role llm` or pass --llm PATH.gguf",
 }
 LLAMA_CPP_HINT = "scripts/setup.sh (builds llama-cpp-python; CONFLICTDESK_CUDA=1 for CUDA)"
-# Stages that can use a GGUF LLM (names as in analysis.pipeline's events, plus ConflictScore's
-# and regeneration's): (method with an LLM, documented method without one). Advisory: each
-# stage reports the method it actually ran.
+# What each model-using stage runs (names as in analysis.pipeline's events, the answer, and
+# ConflictScore's and regeneration's stages): (with an LLM, without one), for the default
+# options. Tagging and the default labeller never use the LLM; regeneration cannot run
+# without one. `conflictdesk.app.stage_methods` gives the exact `method` strings.
 LLM_STAGES: dict[str, tuple[str, str]] = {
-    "tag": ("llm-label-scoring", "nli"),
-    "pairs": ("mlp+llm", "mlp"),
+    "tag": ("nli", "nli"),
+    "pairs": ("mlp+llm", "mlp+nli"),
     "classify": ("llm", "type-model"),
+    ANSWER: ("llm", "extractive"),
+    PARAMETRIC: ("llm", "not run"),
     "decompose": ("llm", "sentences"),
-    "label": ("llm-label-scoring", "nli"),
-    "regenerate": ("llm", "extractive"),
+    "label": ("nli", "nli"),
+    "regenerate": ("llm", "unavailable: needs an LLM"),
 }
 GGUF_MAGIC = b"GGUF"
 
@@ -105,6 +109,8 @@ class Capabilities:
         with_llm, without = LLM_STAGES[stage]
         if stage == "pairs" and self.pair_route == "stage2-only":
             with_llm, without = "llm+mlp-types", "nli+mlp-types"
+        if stage == "pairs" and not self.models.get("pair"):
+            with_llm, without = "llm", "nli"
         return with_llm if self.llm else without
 
     def to_json(self) -> dict[str, Any]:
@@ -131,13 +137,23 @@ def capabilities(config: Config) -> Capabilities:
         entry = select_entry(manifest, role)
         models[role] = entry.model_id if entry else None  # the id the back-end will carry
     notes = []
-    if config.llm_path:
+    llm_entry = select_entry(manifest, "llm")
+    server = bool(config.llm_url) or (
+        not config.llm_path and llm_entry is not None and server_entry(llm_entry)
+    )
+    if server:
+        url, model, _ = server_settings(config, llm_entry)
+        models["llm"] = f"openai:{model or '(the one it serves)'} at {url}"
+    elif config.llm_path:
         models["llm"] = Path(config.llm_path).name
-    runtime = llama_cpp_available()
+    runtime = server or llama_cpp_available()
     if models["llm"] and not runtime:
         notes.append(f"a GGUF is configured but llama-cpp-python is missing: {LLAMA_CPP_HINT}")
     if not models["llm"]:
-        notes.append("no GGUF configured: LLM stages run their non-LLM methods")
+        notes.append(
+            "no LLM configured (--llm PATH.gguf or --llm-url URL): LLM stages run their "
+            "non-LLM methods"
+        )
     pair_entry = select_entry(manifest, "pair")
     pair_route = str((pair_entry.extra or {}).get("route", "two-stage")) if pair_entry else ""
     if pair_route == "stage2-only":
@@ -242,21 +258,17 @@ _BUILDERS = {
 
 
 def _build_llm(config: Config, manifest: Manifest, cache: VerificationCache) -> Any:
-    """The configured GGUF (flag/env/file), else the manifest's llm entry, else None."""
+    """The configured server or GGUF (flag/env/file), else the manifest's llm entry (a
+    server added with `models add --url`, or a GGUF), else None."""
     entry = select_entry(manifest, "llm")
+    if config.llm_url or (not config.llm_path and entry is not None and server_entry(entry)):
+        return build_server_llm(config, entry)
     path: Path | None = Path(config.llm_path) if config.llm_path else None
     if path is None:
         if entry is None:
             return None
         path = entry.resolve(Path(config.models_dir))
-    registered = next(
-        (
-            e
-            for e in manifest.by_role("llm")
-            if e.resolve(Path(config.models_dir)) == path.resolve()
-        ),
-        None,
-    )
+    registered = _registered_gguf(manifest, path, config)
     check_gguf(path)
     if registered:
         verify_entry(registered, Path(config.models_dir), cache)
@@ -272,11 +284,78 @@ def _build_llm(config: Config, manifest: Manifest, cache: VerificationCache) -> 
 
     return LlamaCppGenerator(
         path,
-        model_id=registered.model_id if registered else path.stem,
+        model_id=registered.model_id if registered else unpinned_gguf_id(path),
         n_ctx=config.n_ctx,
         n_gpu_layers=_gpu_layers(config),
         threads=config.threads,
     )
+
+
+def _registered_gguf(manifest: Manifest, path: Path, config: Config) -> ModelEntry | None:
+    base = Path(config.models_dir)
+    llm_files = [e for e in manifest.by_role("llm") if not server_entry(e)]
+    return next((e for e in llm_files if e.resolve(base) == path.resolve()), None)
+
+
+def unpinned_gguf_id(path: Path) -> str:
+    """The cache key of a GGUF not in the manifest (never hashed: it may be gigabytes): its
+    name and a digest of its size and modification time, so replaced weights under the same
+    name do not inherit the old judgments. `models add` pins it by sha256 instead."""
+    import hashlib
+
+    try:
+        stat = path.stat()
+        stamp = f"{stat.st_size}:{stat.st_mtime_ns}"
+    except OSError:
+        stamp = "missing"
+    return f"{path.stem}@unpinned-{hashlib.sha256(stamp.encode()).hexdigest()[:8]}"
+
+
+def llm_model_id(config: Config) -> str | None:
+    """The model id the configured LLM will carry (its judgment-cache key), worked out
+    without loading or contacting anything; a server's digest, when not pinned, is only
+    known after asking its /v1/models."""
+    manifest = manifest_for(config)
+    entry = select_entry(manifest, "llm")
+    if config.llm_url or (not config.llm_path and entry is not None and server_entry(entry)):
+        _, model, digest = server_settings(config, entry)
+        return f"openai:{model or '(its model)'}@{digest or '(digest from /v1/models)'}"
+    if config.llm_path:
+        registered = _registered_gguf(manifest, Path(config.llm_path), config)
+        return registered.model_id if registered else unpinned_gguf_id(Path(config.llm_path))
+    return entry.model_id if entry is not None else None
+
+
+def server_entry(entry: ModelEntry) -> bool:
+    """A manifest entry that names an OpenAI-compatible server rather than a file."""
+    return bool((entry.extra or {}).get("url"))
+
+
+def server_settings(config: Config, entry: ModelEntry | None) -> tuple[str, str | None, str | None]:
+    """(url, model, digest) of the server LLM: the settings first, else the manifest entry."""
+    extra = (entry.extra or {}) if entry is not None and server_entry(entry) else {}
+    if config.llm_url:
+        same = extra.get("url") == config.llm_url
+        model = config.llm_model or (str(extra["model"]) if same and extra.get("model") else None)
+        digest = config.llm_digest or (
+            str(extra["digest"]) if same and extra.get("digest") else None
+        )
+        return config.llm_url, model, digest
+    model = config.llm_model or (str(extra["model"]) if extra.get("model") else None)
+    digest = config.llm_digest or (str(extra["digest"]) if extra.get("digest") else None)
+    return str(extra["url"]), model, digest
+
+
+def build_server_llm(config: Config, entry: ModelEntry | None = None) -> Any:
+    """The OpenAI-compatible server back-end; its key comes from $CONFLICTDESK_LLM_KEY."""
+    import os
+
+    from conflictdesk.backends.openai_server import OpenAIServerGenerator
+    from conflictdesk.config import LLM_KEY_ENV
+
+    url, model, digest = server_settings(config, entry)
+    return OpenAIServerGenerator(url, model=model, digest=digest, timeout=config.llm_timeout,
+                                 key=os.environ.get(LLM_KEY_ENV) or None)  # fmt: skip
 
 
 def _gpu_layers(config: Config) -> int:

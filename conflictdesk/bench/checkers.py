@@ -82,9 +82,9 @@ def check_reply(case: TestCase, reply: Reply, checker: Checker) -> Check:
 class GgufChecker:
     """The paper's checker LLM: each check is a yes/no label scored in one forward pass."""
 
-    def __init__(self, generator: Generator) -> None:
+    def __init__(self, generator: Generator, name: str | None = None) -> None:
         self.generator = generator
-        self.name = f"gguf:{generator.model_id}"
+        self.name = name or f"gguf:{generator.model_id}"
 
     def _yes(self, messages: list[Any]) -> bool:
         scores = self.generator.score_labels(messages, ["yes", "no"])

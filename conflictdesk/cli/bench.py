@@ -22,9 +22,10 @@ EXAMPLES = """examples:
   conflictdesk bench report 3 --out report-3/
 
 Testees: ask (alias pipeline: conflictdesk's own ask pipeline; with --llm it generates with
-that GGUF), gguf:PATH (a GGUF chat model through llama.cpp); openai:URL is reserved for an
-OpenAI-compatible server and not built yet. Checkers: offline (default: the NLI model and
-answer-string matching) or gguf:PATH (the paper's two yes/no checks). Every prompt, response
+that GGUF), gguf:PATH (a GGUF chat model through llama.cpp), openai:URL (a model on an
+OpenAI-compatible server; openai:URL#MODEL picks one of several). Checkers: offline (default:
+the NLI model and answer-string matching), gguf:PATH or openai:URL (the paper's two yes/no
+checks). Every prompt, response
 and check is stored; the same command resumes a killed run without repeating a call."""
 
 DEFAULT_SAMPLE = Path("examples/ragability/checker_sample.jsonl")
@@ -102,14 +103,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _add_checker(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--checker", default="offline", help="offline (default) or gguf:PATH")
+    parser.add_argument(
+        "--checker", default="offline", help="offline (default), gguf:PATH or openai:URL"
+    )
 
 
 def _register_run(sub: argparse._SubParsersAction) -> None:
     run = sub.add_parser("run", help="run testees on a corpus and write the report")
     run.add_argument("corpus", type=Path, help="Ragability corpus TSV")
     run.add_argument("--testee", action="append", default=[], metavar="SPEC",
-                     help="ask | pipeline | gguf:PATH (repeat for several)")  # fmt: skip
+                     help="ask | pipeline | gguf:PATH | openai:URL (repeat for several)")  # fmt: skip
     _add_checker(run)
     run.add_argument("--limit", type=int, default=None, help="only the first N test cases")
     run.add_argument("--tags", default="", help="comma-separated tags every case must carry")

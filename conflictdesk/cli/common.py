@@ -168,6 +168,13 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("models")
     group.add_argument("--llm", type=Path, default=None, metavar="PATH",
                        help="GGUF model for the LLM stages (default: config/env/manifest)")  # fmt: skip
+    group.add_argument("--llm-url", default=None, metavar="URL",
+                       help="OpenAI-compatible server for the LLM stages, e.g. "
+                       "http://127.0.0.1:8080/v1 (key: $CONFLICTDESK_LLM_KEY)")  # fmt: skip
+    group.add_argument("--llm-model", default=None, metavar="NAME",
+                       help="the server's model (default: the only one it serves)")  # fmt: skip
+    group.add_argument("--llm-digest", default=None, metavar="DIGEST",
+                       help="pins the server model's judgment-cache key (default: from /v1/models)")  # fmt: skip
     group.add_argument("--n-gpu-layers", type=int, default=None, metavar="N",
                        help="GGUF layers to offload to the GPU (-1 = all, 0 = none)")  # fmt: skip
     group.add_argument("--threads", type=int, default=None, metavar="N",
@@ -180,9 +187,16 @@ def config_from_args(args: argparse.Namespace) -> Settings:
     """The `Settings`: config file < CONFLICTDESK_* env < these flags."""
     from conflictdesk.app import load_settings
 
+    path, url = getattr(args, "llm", None), getattr(args, "llm_url", None)
+    if path is not None and url is not None:
+        raise UsageError("--llm (a GGUF file) and --llm-url (a server) exclude each other")
     return load_settings(
         db_path=getattr(args, "db", None),
-        llm_path=getattr(args, "llm", None),
+        # a GGUF flag overrides a server from the config or environment, and the reverse
+        llm_path=path if path is not None else ("" if url else None),
+        llm_url=url if url is not None else ("" if path is not None else None),
+        llm_model=getattr(args, "llm_model", None),
+        llm_digest=getattr(args, "llm_digest", None),
         n_gpu_layers=getattr(args, "n_gpu_layers", None),
         threads=getattr(args, "threads", None),
         device=getattr(args, "device", None),

@@ -105,6 +105,14 @@ def check_accelerators() -> list[Check]:
     ]  # fmt: skip
 
 
+def check_llm_server(config: Any) -> Check:
+    """The configured OpenAI-compatible server answers /v1/models with the model to use."""
+    from conflictdesk.app import probe_llm_server
+
+    ok, detail = probe_llm_server(config)
+    return Check("llm server", ok, detail, "start the server, or fix --llm-url / --llm-model")
+
+
 def check_models(config: Any) -> list[Check]:
     """Every manifest entry's sha256, through the one models report."""
     from conflictdesk.app import models_report
@@ -148,10 +156,12 @@ def run(args: argparse.Namespace) -> int:
             Check("config", False, str(exc), "fix the config file or CONFLICTDESK_* vars")
         )
     else:
-        llm = str(config.llm_path) if config.llm_path else "none"
+        llm = f"server {config.llm_url}" if config.llm_url else str(config.llm_path or "none")
         checks.append(Check("config", True, f"models {config.models_dir}; llm {llm}; "
                             f"device {config.device}; threads {config.threads or 'auto'}"))  # fmt: skip
         checks += check_models(config)
+        if config.llm_url:
+            checks.append(check_llm_server(config))
         checks.append(check_database(Path(config.db_path)))
     failed = [c for c in checks if c.required and not c.ok]
     if args.json:

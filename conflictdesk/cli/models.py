@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from conflictdesk.app import ROLES
-from conflictdesk.cli.common import add_json_argument, open_desk, write_json
+from conflictdesk.cli.common import add_json_argument, add_model_arguments, open_desk, write_json
 from conflictdesk.errors import UsageError
 from conflictdesk.terminal import safe_line
 
@@ -17,6 +17,7 @@ EXAMPLES = """examples:
   conflictdesk models verify
   conflictdesk models add ~/models/qwen2.5-1.5b-instruct-q4_k_m.gguf --role llm
   conflictdesk models add ~/models/my.gguf --role llm --name my-llm --licence apache-2.0
+  conflictdesk models add --url http://127.0.0.1:8080/v1 --model qwen2.5-7b   # a server as llm
   conflictdesk models discover                # GGUFs in LM Studio, Ollama, the HF cache, ...
   conflictdesk models discover --register 2   # register the second one found as the llm
 """
@@ -44,6 +45,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         sub.add_argument("--models-dir", type=Path, default=None, metavar="DIR",
                          help="folder holding manifest.json (default: $CONFLICTDESK_MODELS or models/)")  # fmt: skip
         add_json_argument(sub)
+        if name in ("list", "verify"):
+            add_model_arguments(sub)  # the report is for the configuration in force
         sub.set_defaults(func=handler)
         if name == "add":
             _add_arguments(sub)
@@ -53,8 +56,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("path", type=Path, metavar="PATH", help="model file (e.g. a .gguf)")
-    parser.add_argument("--role", required=True, choices=ROLES, help="what the model serves")
+    parser.add_argument("path", type=Path, nargs="?", metavar="PATH",
+                        help="model file (e.g. a .gguf); or --url")  # fmt: skip
+    parser.add_argument("--url", default=None, metavar="URL",
+                        help="an OpenAI-compatible server (role llm), e.g. http://127.0.0.1:8080/v1")  # fmt: skip
+    parser.add_argument("--model", default=None, help="with --url: the server's model name")
+    parser.add_argument("--digest", default=None, help="with --url: pins the judgment-cache key")
+    parser.add_argument("--role", default=None, choices=ROLES, help="what the model serves")
     parser.add_argument("--name", default=None, help="manifest name (default: the file's stem)")
     parser.add_argument("--licence", default="unknown", help="licence, for the record")
     parser.add_argument("--source", default="added by the user", help="where it came from")
@@ -65,7 +73,8 @@ def run_list(args: argparse.Namespace) -> int:
         report = desk.models_report()
     if args.json:
         write_json({"manifest": report.manifest, "models": [m.to_json() for m in report.models],
-                    "capabilities": report.capabilities})  # fmt: skip
+                    "capabilities": report.capabilities,
+                    "stages": [s.to_json() for s in report.stages]})  # fmt: skip
         return 0
     print(f"manifest: {report.manifest}")
     for row in report.models:
@@ -73,7 +82,9 @@ def run_list(args: argparse.Namespace) -> int:
         print(safe_line(f"  {row.role:<8} {row.name:<34} {state:<7} {row.path}"))
     if not report.models:
         print("  (no models)")
-    print("stages: " + ", ".join(f"{k}={v}" for k, v in report.capabilities["stages"].items()))
+    print("stages (the method each runs with this configuration):")
+    for stage in report.stages:
+        print(safe_line(f"  {stage.stage:<10} {stage.method}"))
     for note in report.notes:
         print(f"note: {safe_line(note)}")
     return 0
@@ -83,8 +94,9 @@ def run_verify(args: argparse.Namespace) -> int:
     """Hash every file afresh (no verification cache): the check a user asks for explicitly."""
     with open_desk(args) as desk:
         report = desk.models_report(verify=True)
-    results = [{"name": m.name, "role": m.role, "ok": m.status == "verified",
-                "error": None if m.status == "verified" else m.detail}
+    ok = ("verified", "server")  # a server has no files to hash
+    results = [{"name": m.name, "role": m.role, "ok": m.status in ok,
+                "error": None if m.status in ok else m.detail}
                for m in report.models]  # fmt: skip
     failed = [r for r in results if not r["ok"]]
     if args.json:
@@ -100,15 +112,29 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def run_add(args: argparse.Namespace) -> int:
+    url = getattr(args, "url", None)
+    if (args.path is None) == (url is None):
+        raise UsageError("models add needs a PATH or --url (not both)")
+    if url is not None and args.role not in (None, "llm"):
+        raise UsageError("a server (--url) serves the llm role only")
+    if url is None and args.role is None:
+        raise UsageError("models add PATH needs --role")
     with open_desk(args) as desk:
-        row, replaced = desk.add_model(
-            args.path, args.role, name=args.name, licence=args.licence, source=args.source
-        )
+        if url is not None:
+            args.role = "llm"
+            row, replaced = desk.add_server(url, name=args.name, model=args.model,
+                                            digest=args.digest, licence=args.licence,
+                                            source=args.source)  # fmt: skip
+        else:
+            row, replaced = desk.add_model(
+                args.path, args.role, name=args.name, licence=args.licence, source=args.source
+            )
     if args.json:
         write_json({"added": row.to_json(), "replaced": replaced, "sha256": row.sha256})
     else:
         verb = "replaced" if replaced else "added"
-        print(safe_line(f"{verb} {row.name} ({args.role}): {row.path} sha256 {row.sha256[row.path]}"))
+        digest = f"sha256 {row.sha256[row.path]}" if row.sha256 else row.detail
+        print(safe_line(f"{verb} {row.name} ({args.role}): {row.path} {digest}"))
     return 0
 
 

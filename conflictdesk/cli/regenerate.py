@@ -34,16 +34,17 @@ output, one line per input line (the id echoed):
 The response is scored; the claim with the most conflict (highest |D-|/(|D+|+|D-|) among
 claims both supported and contradicted) and its supporting and contradicting documents are
 fed back with the paper's Table 13 prompt, and the revised answer is scored again. A response
-without such a claim is not regenerated ("regenerated": false). Needs a GGUF model (--llm or
-CONFLICTDESK_LLM_PATH); "supporting"/"contradicting" are 0-based document indices."""
+without such a claim is not regenerated ("regenerated": false). Needs an LLM: --llm PATH.gguf
+or --llm-url URL (or CONFLICTDESK_LLM_PATH / CONFLICTDESK_LLM_URL); "supporting" and
+"contradicting" are 0-based document indices."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "regenerate",
-        help="revise answers with ConflictScore's conflict feedback (needs a GGUF model)",
+        help="revise answers with ConflictScore's conflict feedback (needs an LLM)",
         description="Feed the most conflicted claim of each answer and its evidence back to "
-        "the GGUF model (Table 13 prompt); report the revised answer with before/after scores.",
+        "the LLM (Table 13 prompt); report the revised answer with before/after scores.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -41,7 +41,7 @@ def parse_strategy(name: str | None, backends: Backends) -> Strategy:
         raise UsageError(f"unknown strategy {name!r}; choose one of: {known}") from None
     if strategy is not Strategy.EXTRACTIVE and backends.llm is None:
         raise CapabilityError(
-            f"the {strategy.value} strategy needs a GGUF model (--llm PATH.gguf); "
+            f"the {strategy.value} strategy needs an LLM (--llm PATH.gguf or --llm-url URL); "
             "without one use --strategy extractive"
         )
     return strategy
@@ -106,7 +106,7 @@ def answer(
 
 def _require_llm(backends: Backends) -> Generator:
     if backends.llm is None:
-        raise CapabilityError("this strategy needs a GGUF model (--llm PATH.gguf)")
+        raise CapabilityError("this strategy needs an LLM (--llm PATH.gguf or --llm-url URL)")
     return backends.llm
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conflictdesk.backends.base import Generator
-from conflictdesk.errors import CapabilityError, InputError, ModelOutputError, UsageError
+from conflictdesk.errors import LLM_HINT, CapabilityError, InputError, ModelOutputError, UsageError
 from conflictdesk.scoring.cache import Ledger
 from conflictdesk.scoring.prompts import (
     DECOMPOSE_JSON_NOTE,
@@ -47,7 +47,7 @@ def decompose(
         raise InputError("empty response")
     if decomposer == "llm" and llm is None:
         raise CapabilityError(
-            "LLM decomposition needs a GGUF model: pass --llm PATH or set CONFLICTDESK_LLM_PATH"
+            f"LLM decomposition needs an LLM (a GGUF model or a server): {LLM_HINT}"
         )
     if llm is not None and decomposer in ("auto", "llm"):
         return decompose_with_llm(response, llm, ledger or Ledger())

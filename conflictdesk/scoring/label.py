@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from conflictdesk.backends.base import NLI, Backends, Generator
-from conflictdesk.errors import CapabilityError, ModelOutputError, UsageError
+from conflictdesk.errors import LLM_HINT, CapabilityError, ModelOutputError, UsageError
 from conflictdesk.scoring.cache import Ledger
 from conflictdesk.scoring.fusion import FusionModel, pair_features
 from conflictdesk.scoring.prompts import LABEL_TABLE7, fill
@@ -157,6 +157,7 @@ def label_claims(
         method = f"nli({backends.nli.model_id})"
     else:
         llm = _require_llm(backends, labeller)
+        before = dict(getattr(llm, "label_rules", {}))
         if labeller == "llm":
             pairs = [(claims[i], texts[j]) for i, j in open_cells]
             judged |= dict(zip(open_cells, label_with_llm(pairs, llm, ledger), strict=True))
@@ -165,6 +166,7 @@ def label_claims(
             two_stage, method = _two_stage(claims, texts, open_cells, backends.nli, llm, ledger,
                                            threshold)  # fmt: skip
             judged |= two_stage
+        method += label_rules_used(before, getattr(llm, "label_rules", {}))
     if gate:
         method += f"; gate: {len(gated)} of {len(cells)} pairs share no content word (IRRELEVANT)"
     if prune:
@@ -174,6 +176,13 @@ def label_claims(
         )
     grid = tuple(tuple(judged[(i, j)] for j in range(len(texts))) for i in range(len(claims)))
     return Labelling(grid, method)
+
+
+def label_rules_used(before: dict[str, int], after: dict[str, int]) -> str:
+    """ "; label scores by R (n), ..." for the scoring rules the LLM ran since `before` (a
+    server's "logprobs" or "generation", a GGUF's "first-token" or "full-label")."""
+    used = {rule: n - before.get(rule, 0) for rule, n in after.items() if n > before.get(rule, 0)}
+    return "; label scores by " + ", ".join(f"{r} ({n})" for r, n in used.items()) if used else ""
 
 
 def _require_fusion(backends: Backends) -> FusionModel:
@@ -215,8 +224,8 @@ def label_with_fusion(
 def _require_llm(backends: Backends, labeller: str) -> Generator:
     if backends.llm is None:
         raise CapabilityError(
-            f"the {labeller!r} labeller needs a GGUF model: pass --llm PATH or set "
-            "CONFLICTDESK_LLM_PATH (the default 'nli' labeller needs none)"
+            f"the {labeller!r} labeller needs an LLM (a GGUF model or a server): "
+            f"{LLM_HINT} (the default 'nli' labeller needs none)"
         )
     return backends.llm
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conflictdesk.backends.base import Backends, JudgmentCache
-from conflictdesk.errors import CapabilityError, InputError, ModelOutputError
+from conflictdesk.errors import LLM_HINT, CapabilityError, InputError, ModelOutputError
 from conflictdesk.scoring.cache import Ledger
 from conflictdesk.scoring.label import TWO_STAGE_THRESHOLD, document_text
 from conflictdesk.scoring.pipeline import as_documents, score_response
@@ -99,9 +99,7 @@ def regenerate(
 ) -> Regeneration:
     """Score `response`, feed its most conflicted claim back (Table 13), score the revision."""
     if backends.llm is None:
-        raise CapabilityError(
-            "regenerate needs a GGUF model: pass --llm PATH or set CONFLICTDESK_LLM_PATH"
-        )
+        raise CapabilityError(f"regenerate needs an LLM (a GGUF model or a server): {LLM_HINT}")
     if not isinstance(question, str) or not question.strip():
         raise InputError("empty question")
     docs = as_documents(documents)

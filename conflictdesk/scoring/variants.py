@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from conflictdesk.backends.base import Backends, Generator
-from conflictdesk.errors import CapabilityError, ModelOutputError
+from conflictdesk.errors import LLM_HINT, CapabilityError, ModelOutputError
 from conflictdesk.scoring.cache import Ledger
 from conflictdesk.scoring.decompose import Decomposition, decompose
 from conflictdesk.scoring.label import LLM_LABELS, Labelling, document_text
@@ -95,8 +95,7 @@ def label_all_documents(
     probability. An encoder cannot do this (one premise gives one label), hence an LLM only."""
     if backends.llm is None:
         raise CapabilityError(
-            "the all-documents variant needs a GGUF model: pass --llm PATH or set "
-            "CONFLICTDESK_LLM_PATH"
+            f"the all-documents variant needs an LLM (a GGUF model or a server): {LLM_HINT}"
         )
     llm = backends.llm
     share = max(ALL_DOCUMENTS_BUDGET_CHARS // max(len(documents), 1), 200)

@@ -39,3 +39,26 @@ def example_passages() -> list[Passage]:
                             source=doc.source, url=doc.url)
                 )  # fmt: skip
     return passages
+
+
+@pytest.fixture(scope="session")
+def llama_server():
+    """llama-cpp-python's own OpenAI-compatible server (`python -m llama_cpp.server`) serving
+    the SmolLM2 fixture as "smollm2" on a free loopback port, for the whole session."""
+    import importlib.util
+
+    from conflictdesk.training.artefacts import smollm2_gguf
+    from tests.servers import LlamaServer
+
+    gguf = smollm2_gguf()
+    if gguf is None:
+        pytest.skip("the SmolLM2 GGUF fixture is not installed (scripts/setup.sh)")
+    missing = [m for m in ("uvicorn", "fastapi", "sse_starlette", "starlette_context",
+                           "pydantic_settings") if importlib.util.find_spec(m) is None]  # fmt: skip
+    assert not missing, f"llama_cpp.server needs {missing}: run scripts/setup.sh (test extra)"
+    server = LlamaServer(gguf, alias="smollm2")
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()

@@ -58,11 +58,13 @@ def test_tags_select_a_slice(tmp_path, capsys, fakes):
     assert all(h["messages"][0]["content"].endswith("yes or no.") for h in fakes["m.gguf"].history)
 
 
-def test_openai_testee_is_a_clear_seam(tmp_path, capsys, fakes):
+def test_openai_testee_on_a_server_that_is_down_is_a_clear_error(tmp_path, capsys, fakes):
+    from tests.servers import closed_port
+
     argv = ["bench", "run", str(EXAMPLE), "--db", str(tmp_path / "b.db"),
-            "--testee", "openai:http://localhost:8080"]  # fmt: skip
+            "--testee", f"openai:http://127.0.0.1:{closed_port()}/v1"]  # fmt: skip
     assert main(argv) == 1
-    assert "not built yet" in capsys.readouterr().err
+    assert "cannot reach the LLM server" in capsys.readouterr().err
 
 
 def test_validate_reports_each_bad_row(tmp_path, capsys):

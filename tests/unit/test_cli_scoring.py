@@ -110,7 +110,7 @@ def test_regenerate_without_llm_fails_clearly(fakes, capsys, tmp_path):
     line = json.dumps({"id": 1, "question": "q?", "response": CLAIM, "documents": DOCS})
     code, out, err = run(capsys, tmp_path, ["regenerate"], [line])
     assert code == 1 and out == []
-    assert "regenerate needs a GGUF model" in err and "--llm" in err
+    assert "regenerate needs an LLM" in err and "--llm" in err
 
 
 def test_regenerate_with_llm(fakes, capsys, tmp_path):

@@ -147,11 +147,11 @@ def test_capabilities_without_llm_report_fallback_methods(models):
     assert caps.llm is False
     assert caps.models["nli"].startswith("conflictdesk-nli-minilm-int8@")
     assert caps.method("tag") == "nli" and caps.method("classify") == "type-model"
-    assert any("no GGUF" in note for note in caps.notes)
+    assert any("no LLM configured" in note for note in caps.notes)
 
 
 def test_capabilities_say_when_the_pair_model_is_out_of_the_route(models):
-    assert capabilities(config_for(models)).method("pairs") == "mlp"
+    assert capabilities(config_for(models)).method("pairs") == "mlp+nli"
     manifest = Manifest.load(models / "manifest.json")
     (entry,) = [e for e in manifest.entries if e.role == "pair"]
     entry.extra = {"route": "stage2-only"}
@@ -165,8 +165,11 @@ def test_capabilities_say_when_the_pair_model_is_out_of_the_route(models):
 def test_capabilities_with_llm_path(models, tmp_path, monkeypatch):
     monkeypatch.setattr(registry, "llama_cpp_available", lambda: True)
     caps = capabilities(config_for(models, llm_path=tmp_path / "m.gguf"))
-    assert caps.llm and caps.method("tag") == "llm-label-scoring"
+    # tagging and the default labeller never use the LLM; regeneration needs one
+    assert caps.llm and caps.method("tag") == "nli" and caps.method("label") == "nli"
     assert caps.to_json()["stages"]["classify"] == "llm"
+    assert caps.method("regenerate") == "llm"
+    assert capabilities(config_for(models)).method("regenerate").startswith("unavailable")
 
 
 def test_llm_path_must_be_gguf(models, tmp_path):
@@ -185,7 +188,12 @@ def test_unregistered_gguf_warns_and_registered_one_is_verified(models, tmp_path
     config = config_for(models, llm_path=gguf, device="auto", n_gpu_layers=0)
     with pytest.warns(UserWarning, match="not in the manifest"):
         backends = load_backends(config, roles=("llm",), verification=VerificationCache(None))
-    assert backends.llm is not None and backends.llm.model_id == "tiny"
+    assert backends.llm is not None and backends.llm.model_id.startswith("tiny@unpinned-")
+    gguf.write_bytes(b"GGUF" + b"\1" * 32)  # other weights under the same name: another key
+    with pytest.warns(UserWarning, match="not in the manifest"):
+        again = load_backends(config, roles=("llm",), verification=VerificationCache(None))
+    assert again.llm.model_id.startswith("tiny@unpinned-")
+    assert again.llm.model_id != backends.llm.model_id
     manifest = Manifest.load(models / "manifest.json")
     manifest.upsert(
         entry_for("tiny-llm", "llm", gguf, licence="x", source="t", rebuild="r", base=models)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from conflictdesk.analysis.pipeline import analyze
 from conflictdesk.backends.registry import LLM_STAGES
-from conflictdesk.stages import ANALYSIS_STAGES, ASK_STAGES, EMBED, SHOWN_AS
+from conflictdesk.stages import ANALYSIS_STAGES, ANSWER, ASK_STAGES, EMBED, PARAMETRIC, SHOWN_AS
 from conflictdesk.types import Passage
 from tests.fakes import fake_backends
 
@@ -29,7 +29,7 @@ def test_the_pipeline_emits_the_stages_in_their_defined_order():
 def test_every_analysis_stage_is_shown_and_every_llm_stage_exists():
     assert set(SHOWN_AS) == set(ANALYSIS_STAGES)
     assert {shown for shown, _ in SHOWN_AS.values()} <= set(ASK_STAGES)
-    assert set(LLM_STAGES) <= set(ANALYSIS_STAGES) | SCORING_STEPS
+    assert set(LLM_STAGES) <= set(ANALYSIS_STAGES) | {ANSWER, PARAMETRIC} | SCORING_STEPS
 
 
 def stage_lists(path: Path) -> list[int]:

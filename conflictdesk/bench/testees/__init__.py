@@ -1,14 +1,14 @@
 """Systems under test: anything that turns a `TestCase` into a `Reply`.
 
 `parse_testee_spec` reads the `--testee` forms: `ask` (alias `pipeline`), `gguf:PATH` and
-`openai:URL` (the seam for an OpenAI-compatible local server; not built yet)."""
+`openai:URL` (a model on an OpenAI-compatible server; `openai:URL#MODEL` names one of several)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from conflictdesk.errors import CapabilityError, UsageError
+from conflictdesk.errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -54,9 +54,9 @@ def parse_testee_spec(text: str) -> TesteeSpec:
     raise UsageError(f"unknown testee {text!r}; use ask (or pipeline), gguf:PATH or openai:URL")
 
 
-def openai_testee(url: str) -> Testee:
-    """The seam for an OpenAI-compatible local server (llama-server, LM Studio, Ollama)."""
-    raise CapabilityError(
-        f"the OpenAI-compatible server testee ({url}) is not built yet; "
-        "implement the Testee protocol in conflictdesk/bench/testees/ to add it"
-    )
+def openai_testee(generator: Any) -> Testee:
+    """A model on an OpenAI-compatible server (a `Generator`), named by its model id
+    (`openai:MODEL@DIGEST`)."""
+    from conflictdesk.bench.testees.gguf import GeneratorTestee
+
+    return GeneratorTestee(generator, name=generator.model_id)
