@@ -21,16 +21,13 @@ from typing import Any, Protocol
 import numpy as np
 
 from conflictdesk.backends.base import Message
-from conflictdesk.backends.schema import check_schema, validate
-from conflictdesk.errors import InputError, ModelIntegrityError, ModelOutputError
+from conflictdesk.backends.schema import json_with_one_retry
+from conflictdesk.errors import InputError, ModelIntegrityError
 
 log = logging.getLogger(__name__)
 
 DOCUMENT_SPAN = re.compile(r"<document>(.*?)</document>", re.DOTALL)
 TRUNCATION_MARK = " […]"
-RETRY_NOTE = (
-    "That answer was not valid ({problem}). Reply again with only JSON matching the schema."
-)
 
 
 class Engine(Protocol):
@@ -129,25 +126,17 @@ class LlamaCppGenerator:
     ) -> Any:
         """Grammar-constrained JSON, parsed and validated; on failure the problem is shown to
         the model once, and a second failure is a ModelOutputError."""
-        check_schema(schema)
-        conversation = list(messages)
-        problem = ""
-        for attempt in (1, 2):
+
+        def complete(conversation: list[Message]) -> str:
             with self._lock:
                 tokens = self.fit_prompt(conversation, reserve=max_tokens)
                 text, reused = self.engine.complete(
                     tokens, max_tokens=max_tokens, temperature=0.0, schema=schema
                 )
                 self.stats.add(len(tokens), reused)
-            value, problem = parse_and_validate(text, schema)
-            if not problem:
-                return value
-            log.info("%s: invalid JSON on attempt %d: %s", self.model_id, attempt, problem)
-            conversation += [
-                {"role": "assistant", "content": text},
-                {"role": "user", "content": RETRY_NOTE.format(problem=problem)},
-            ]
-        raise ModelOutputError(f"{self.model_id}: no valid JSON after a retry: {problem}")
+            return text
+
+        return json_with_one_retry(complete, messages, schema, self.model_id)
 
     def score_labels(self, messages: Sequence[Message], labels: Sequence[str]) -> dict[str, float]:
         if len(set(labels)) != len(labels) or len(labels) < 2:
@@ -221,16 +210,6 @@ class LlamaCppGenerator:
         kept = self.engine.detokenize(doc_tokens[: len(doc_tokens) - drop]) + TRUNCATION_MARK
         content = messages[index]["content"]
         messages[index]["content"] = content[: match.start(1)] + kept + content[match.end(1) :]
-
-
-def parse_and_validate(text: str, schema: dict[str, Any]) -> tuple[Any, str]:
-    """(value, "") when `text` is JSON valid under `schema`, else (None, the problem)."""
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return None, f"not JSON: {exc.msg} at {exc.pos}"
-    errors = validate(value, schema)
-    return (None, "; ".join(errors[:3])) if errors else (value, "")
 
 
 def softmax(scores: np.ndarray) -> np.ndarray:

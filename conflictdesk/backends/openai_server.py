@@ -22,9 +22,8 @@ from typing import Any
 
 from conflictdesk.backends.base import Message
 from conflictdesk.backends.http_client import JsonClient
-from conflictdesk.backends.llama_cpp import RETRY_NOTE, parse_and_validate
-from conflictdesk.backends.schema import check_schema
-from conflictdesk.errors import ModelOutputError, ServerError
+from conflictdesk.backends.schema import json_with_one_retry
+from conflictdesk.errors import ServerError
 
 log = logging.getLogger(__name__)
 
@@ -100,20 +99,11 @@ class OpenAIServerGenerator:
     ) -> Any:
         """Structured output, parsed and validated; on failure the problem is shown to the
         model once, and a second failure is a ModelOutputError."""
-        check_schema(schema)
-        conversation = list(messages)
-        problem = ""
-        for attempt in (1, 2):
-            text = self._structured(conversation, schema, max_tokens)
-            value, problem = parse_and_validate(text, schema)
-            if not problem:
-                return value
-            log.info("%s: invalid JSON on attempt %d: %s", self.url, attempt, problem)
-            conversation += [
-                {"role": "assistant", "content": text},
-                {"role": "user", "content": RETRY_NOTE.format(problem=problem)},
-            ]
-        raise ModelOutputError(f"{self.model_id}: no valid JSON after a retry: {problem}")
+
+        def complete(conversation: list[Message]) -> str:
+            return self._structured(conversation, schema, max_tokens)
+
+        return json_with_one_retry(complete, messages, schema, self.model_id)
 
     def score_labels(self, messages: Sequence[Message], labels: Sequence[str]) -> dict[str, float]:
         if len(set(labels)) != len(labels) or len(labels) < 2:

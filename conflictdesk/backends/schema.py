@@ -7,7 +7,18 @@ schema never passes by being silently half-checked."""
 
 from __future__ import annotations
 
+import json
+import logging
+from collections.abc import Callable, Sequence
 from typing import Any
+
+from conflictdesk.errors import ModelOutputError
+
+log = logging.getLogger(__name__)
+
+RETRY_NOTE = (
+    "That answer was not valid ({problem}). Reply again with only JSON matching the schema."
+)
 
 SUPPORTED = {
     "type", "properties", "required", "additionalProperties", "enum", "items", "minItems",
@@ -98,3 +109,38 @@ def _check_bounds(
     if high in schema and number > schema[high]:
         errors.append(f"{what}: {number} > {high} {schema[high]}")
     return errors
+
+
+def parse_and_validate(text: str, schema: dict[str, Any]) -> tuple[Any, str]:
+    """(value, "") when `text` is JSON valid under `schema`, else (None, the problem)."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"not JSON: {exc.msg} at {exc.pos}"
+    errors = validate(value, schema)
+    return (None, "; ".join(errors[:3])) if errors else (value, "")
+
+
+def json_with_one_retry(
+    complete: Callable[[list[dict[str, str]]], str],
+    messages: Sequence[dict[str, str]],
+    schema: dict[str, Any],
+    name: str,
+) -> Any:
+    """`complete(conversation)`'s JSON, validated under `schema`; on failure the problem is
+    shown to the model once, and a second failure is a ModelOutputError naming `name`.
+    Every LLM back-end (in-process GGUF, OpenAI-compatible server) validates this one way."""
+    check_schema(schema)
+    conversation = list(messages)
+    problem = ""
+    for attempt in (1, 2):
+        text = complete(conversation)
+        value, problem = parse_and_validate(text, schema)
+        if not problem:
+            return value
+        log.info("%s: invalid JSON on attempt %d: %s", name, attempt, problem)
+        conversation += [
+            {"role": "assistant", "content": text},
+            {"role": "user", "content": RETRY_NOTE.format(problem=problem)},
+        ]
+    raise ModelOutputError(f"{name}: no valid JSON after a retry: {problem}")
