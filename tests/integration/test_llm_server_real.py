@@ -19,7 +19,7 @@ DIGEST = "pinned-test-digest"
 DOCS = ["Mount Ysolde is 4,200 metres tall.", "Mount Ysolde rises to 3,900 metres."]
 ASK = {"id": "q", "query": "How tall is Mount Ysolde?", "documents": DOCS}
 SCORE = {"id": "s", "response": "Mount Ysolde is 4,200 metres tall.", "documents": DOCS}
-CORPUS = Path(__file__).resolve().parents[2] / "examples" / "ragability" / "corpus.tsv"
+CORPUS = Path(__file__).resolve().parents[2] / "examples" / "ragability.tsv"
 
 
 def conflictdesk(*argv: str, stdin: str = "", db: Path | None) -> subprocess.CompletedProcess:
