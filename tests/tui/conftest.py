@@ -7,6 +7,7 @@ import inspect
 from collections.abc import Callable
 
 import pytest
+from textual.worker import WorkerCancelled
 
 from conflictdesk.tui.app import ConflictDeskApp
 from tests.tui.fake_desk import FakeDesk
@@ -46,7 +47,15 @@ async def wait_until(pilot, predicate: Callable[[], bool], timeout: float = 5.0)
 
 
 async def settle(pilot) -> None:
-    """Wait for every worker to finish and for the messages they posted to be handled."""
-    await pilot.app.workers.wait_for_complete()
+    """Wait for every worker to finish and for the messages they posted to be handled.
+
+    A screen that polls (the Bench screen, every second) may replace an exclusive worker
+    while this waits; a cancelled worker is not a failure, so wait for the ones after it."""
+    for _ in range(10):
+        try:
+            await pilot.app.workers.wait_for_complete()
+            break
+        except WorkerCancelled:
+            continue
     await pilot.pause()
     await pilot.pause()
