@@ -11,7 +11,7 @@ from conflictdesk.backends.http_client import JsonClient
 from conflictdesk.backends.openai_server import OpenAIServerGenerator, label_distribution
 from conflictdesk.backends.registry import build_server_llm
 from conflictdesk.config import Settings
-from conflictdesk.errors import ModelOutputError, ServerError
+from conflictdesk.errors import ModelOutputError, ServerError, UsageError
 from tests.servers import MODELS, FakeServer, chat, closed_port
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
@@ -187,3 +187,9 @@ def test_only_the_named_host_is_contacted(monkeypatch):
         monkeypatch.setattr(server.httpd.RequestHandlerClass, "_send", with_location)
         with pytest.raises(ServerError, match="redirected to http://10.0.0.1"):
             JsonClient(server.url, timeout=5).post("chat/completions", {})
+
+
+@pytest.mark.parametrize("url", ["file:///etc/passwd", "ftp://127.0.0.1/v1", "127.0.0.1:8080/v1"])
+def test_only_http_server_addresses_are_accepted(url):
+    with pytest.raises(UsageError, match="llm_url must be an http"):
+        JsonClient(url)
