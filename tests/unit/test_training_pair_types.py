@@ -16,23 +16,37 @@ def test_non_conflicts_are_none():
     )
 
 
-def test_opinion_needs_markers_on_both_sides_or_two_on_one():
-    a = "Critics argue the film is the best of the decade."
-    assert pair_types.label_pair_type(a, "The film was released in 2001.", True) == PairType.OPINION
-    assert pair_types.label_pair_type("I think it works.", "It fails.", True) == PairType.FACTUAL
-    assert (
-        pair_types.label_pair_type_loose("I think it works.", "It fails.", True) == PairType.OPINION
-    )
+def test_no_text_rule_assigns_opinion():
+    a = "Critics argue the film is the best of the decade. I think it is overrated."
+    for rule in (pair_types.label_pair_type, pair_types.label_pair_type_loose):
+        assert rule(a, "I believe it is the worst film.", True) == PairType.FACTUAL
 
 
-def test_temporal_needs_different_years_and_a_date_value_or_wording():
+def test_temporal_needs_different_years_and_a_date_value():
     a, b = "The club was founded in 1911.", "The club was founded in 1912."
     assert pair_types.label_pair_type(a, b, True, disputed="1912") == PairType.TEMPORAL
     assert pair_types.label_pair_type(a, b, True, disputed="Bob") == PairType.FACTUAL
-    c = "As of 2020 the mayor is Ann."
+    c = "In 2020 the mayor is Ann."
     d = "In 2016 the mayor was Bob."
-    assert pair_types.label_pair_type(c, d, True, disputed="Ann") == PairType.TEMPORAL
+    assert pair_types.label_pair_type(c, d, True, disputed="Ann") == PairType.FACTUAL
+    assert pair_types.label_pair_type_loose(c, d, True, disputed="Ann") == PairType.TEMPORAL
     assert pair_types.label_pair_type("In 2016 X.", "In 2016 Y.", True, "1999") == PairType.FACTUAL
+
+
+def test_perspectrum_conflicts_are_opinion_by_provenance(tmp_path):
+    import gzip
+    import json
+
+    folder = tmp_path / "perspectrum"
+    folder.mkdir()
+    rows = [
+        {"question": "Q", "passage_a": "A", "passage_b": "B", "conflict": True},
+        {"question": "Q", "passage_a": "A", "passage_b": "C", "conflict": False},
+    ]
+    with gzip.open(folder / "pairs_dev.jsonl.gz", "wt", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(r) + "\n" for r in rows)
+    got = pairs.perspectrum_pairs("dev", root=tmp_path)
+    assert [PAIR_TYPES[p.kind] for p in got] == [PairType.OPINION, PairType.NONE]
 
 
 def test_pairs_builders_label_qacc_and_ramdocs():
