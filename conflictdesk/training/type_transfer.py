@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from conflictdesk.analysis.type_model import softmax
-from conflictdesk.analysis.typing_features import FEATURE_NAMES
+from conflictdesk.analysis.typing_features import ANSWER_STRUCTURE, FEATURE_NAMES
 from conflictdesk.training.type_public import source_of
 from conflictdesk.training.type_selection import FEATURE_SETS
 from conflictdesk.training.types import (
@@ -34,6 +34,22 @@ from conflictdesk.training.types import (
     stratified_folds,
 )
 
+# How a source formats its pages (metadata present or not, dates and exclamation marks in the
+# text), not how its documents relate to each other: they separate the sources, not the types.
+PAGE_STYLE = ("source_spread", "dated_share", "text_dates", "exclaiming_share")
+RECIPE_SETS: dict[str, tuple[str, ...]] = {
+    **FEATURE_SETS,
+    "evidence": tuple(
+        n for n in FEATURE_SETS["measured+agreement+embedding"] if n not in PAGE_STYLE
+    ),
+    "evidence-no-embedding": tuple(
+        n for n in FEATURE_SETS["measured+agreement"] if n not in PAGE_STYLE
+    ),
+    "evidence+answers": tuple(
+        n for n in FEATURE_SETS["measured+agreement+embedding"] if n not in PAGE_STYLE
+    )
+    + ANSWER_STRUCTURE,
+}
 PAPER_COUNTS = (161, 115, 115, 62, 5)  # CONFLICTS Table 2, in TYPE_ORDER
 PAPER_PRIOR = np.array(PAPER_COUNTS, dtype=np.float64) / sum(PAPER_COUNTS)
 
@@ -48,7 +64,7 @@ class Recipe:
     public: bool
 
     def columns(self) -> list[int]:
-        return [FEATURE_NAMES.index(name) for name in FEATURE_SETS[self.features]]
+        return [FEATURE_NAMES.index(name) for name in RECIPE_SETS[self.features]]
 
     def label(self) -> str:
         return (
@@ -56,16 +72,23 @@ class Recipe:
         )
 
 
-def row_weights(y: np.ndarray, sources: Sequence[str]) -> np.ndarray:
-    """Equal total weight per type, split equally among the sources that give that type."""
+def row_weights(y: np.ndarray, sources: Sequence[str], typed_dev_share: float = 0.5) -> np.ndarray:
+    """Equal total weight per type; within a type, typed_dev's rows carry `typed_dev_share`
+    of it when public sources give that type too, and the public sources share the rest
+    equally."""
     weights = np.zeros(len(y))
     types = np.unique(y)
     for label in types:
         members = np.flatnonzero(y == label)
         groups = sorted({sources[i] for i in members})
+        public = [g for g in groups if g != "typed_dev"]
         for group in groups:
             rows = [i for i in members if sources[i] == group]
-            weights[rows] = 1.0 / (len(types) * len(groups) * len(rows))
+            if group == "typed_dev":
+                share = typed_dev_share if public else 1.0
+            else:
+                share = (1.0 - typed_dev_share if "typed_dev" in groups else 1.0) / len(public)
+            weights[rows] = share / (len(types) * len(rows))
     return weights * len(y)
 
 
