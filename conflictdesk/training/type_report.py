@@ -66,7 +66,7 @@ def save_model(model: TypeModel, *, public: bool = True) -> None:
     path.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
     manifest = Manifest.load(base / "manifest.json")
     licence, source = (PUBLIC_LICENCE, PUBLIC_SOURCE) if public else (LICENCE, SOURCE)
-    rebuild = REBUILD if public else f"{REBUILD} --typed-dev-only"
+    rebuild = REBUILD.replace(" --typed-dev-only", "") if public else REBUILD
     entry = entry_for(
         model.model_id, ROLE, path, licence=licence, source=source, rebuild=rebuild, base=base
     )
