@@ -55,6 +55,19 @@ def test_batching_changes_vectors_only_slightly(embedder):
     assert int(np.argmax(batched @ single[-1])) == len(texts) - 1
 
 
+def test_a_vector_does_not_depend_on_its_batch_or_threads(embedder):
+    # Batch 1 on the CPU: each text is quantised alone, so its vector is the same whatever
+    # else the call holds, in whatever order, on one thread or several.
+    texts = ["The ferry leaves at nine.", "Lighthouse keeper. " * 60, "Tall mountain, cold."]
+    crowd = [f"Filler sentence number {i} about harbours and bridges." for i in range(9)]
+    alone = np.vstack([embedder.embed([t]) for t in texts])
+    mixed = OnnxEmbedder(embedder.model_dir, threads=2, device="cpu").embed(crowd + texts[::-1])
+    assert np.allclose(mixed[len(crowd) :][::-1], alone, atol=1e-6)
+    sequential = OnnxEmbedder(embedder.model_dir, threads=1, device="cpu", batch_size=4)
+    parallel = OnnxEmbedder(embedder.model_dir, threads=2, device="cpu", batch_size=4)
+    assert np.array_equal(sequential.embed(crowd + texts), parallel.embed(crowd + texts))
+
+
 def test_semantics(embedder):
     a, b, c = embedder.embed(
         [
@@ -82,7 +95,9 @@ def test_each_question_retrieves_its_topic_top3(embedder, tmp_path):
             labels = [f"{h.title} {h.text}" for h in hits]
             assert any(EXPECTED_TOP3[q["id"]] in label for label in labels), (q, labels)
         # the known passage ranks first for a paraphrase with little word overlap
-        hits = hybrid_search(store, "who runs the tidal turbine firm now", "ex", k=3, embedder=embedder)
+        hits = hybrid_search(
+            store, "who runs the tidal turbine firm now", "ex", k=3, embedder=embedder
+        )
         assert any("Orvane" in h.text for h in hits)
         assert hits[0].metadata["dense_rank"] is not None
 
