@@ -145,3 +145,19 @@ def test_ingest_and_registry_embedders_share_one_versioned_id():
     built = load_backends(load_config(), roles=("embedder",)).embedder
     assert direct.model_id == built.model_id
     assert direct.model_id.startswith("minilm-l6-embedder-int8@")
+
+
+def test_pruning_the_nan_guards_keeps_every_vector(embedder, tmp_path):
+    pytest.importorskip("onnx")
+    import shutil
+
+    from conflictdesk.training.embedder_convert import prune_nan_guards
+
+    shutil.copy(embedder.model_dir / "tokenizer.json", tmp_path / "tokenizer.json")
+    assert (
+        prune_nan_guards(embedder.model_dir / "model_int8.onnx", tmp_path / "model_int8.onnx") == 6
+    )
+    texts = ["short", "The ferry leaves at nine. " * 30, "ünïcödé text"]
+    pruned = OnnxEmbedder(tmp_path, threads=1, device="cpu").embed(texts)
+    assert np.array_equal(pruned, embedder.embed(texts))
+    assert prune_nan_guards(tmp_path / "model_int8.onnx", tmp_path / "again.onnx") == 0
