@@ -47,11 +47,11 @@ class OnnxEmbedder:
     """`Embedder` over `models/embedder/` (model_int8.onnx + tokenizer.json).
 
     `threads` is how many graph calls run at once (0: one per usable core), each on one
-    onnxruntime thread: on 2 cores that took about 17% less CPU per ~150-word passage than one
+    onnxruntime thread: on 2 cores that took about 18% less CPU per ~150-word passage than one
     call split over 2 intra-op threads at batch 8 (conflictdesk.benchmarks.ingest). `batch_size`
     1 measured best on the CPU (batch 8 cost 10% more CPU per passage: padding and attention
-    tensors that outgrow the cache) and makes each vector independent of its batch; a GPU
-    wants larger batches, sorted by length. `device` is "auto" (CUDA when onnxruntime offers
+    tensors that outgrow the cache) and makes each vector independent of its batch; on a GPU
+    the default is 8, sorted by length. `device` is "auto" (CUDA when onnxruntime offers
     it), "cpu" or "cuda"; `max_length` truncates inputs (the model was trained on 256 word
     pieces at most)."""
 
@@ -64,13 +64,13 @@ class OnnxEmbedder:
         *,
         threads: int = 0,
         device: str = "auto",
-        batch_size: int = 1,
+        batch_size: int | None = None,
         max_length: int = 256,
         model_id: str | None = None,
     ) -> None:
         if device not in ("auto", "cpu", "cuda"):
             raise ValueError(f"device must be auto, cpu or cuda, not {device!r}")
-        if batch_size < 1:
+        if batch_size is not None and batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         self.model_dir = Path(model_dir)
         self.model_id = model_id or MODEL_ID
@@ -124,6 +124,7 @@ class OnnxEmbedder:
             self._inputs = tuple(i.name for i in session.get_inputs())
             on_cpu = session.get_providers()[0] == "CPUExecutionProvider"
             self._workers = (self.threads or usable_cores()) if on_cpu else 1
+            self.batch_size = self.batch_size or (1 if on_cpu else 8)
             self._tokenizer = tokenizer
             self._session = session
 
@@ -137,7 +138,8 @@ class OnnxEmbedder:
         encodings = self._tokenizer.encode_batch(list(texts))
         # Sorting by length keeps padding small inside each batch (when batch_size > 1).
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        batches = [order[s : s + self.batch_size] for s in range(0, len(order), self.batch_size)]
+        size = self.batch_size or 1  # set by _load
+        batches = [order[s : s + size] for s in range(0, len(order), size)]
         out = np.empty((len(texts), self.dim), dtype=np.float32)
 
         def embed_batch(idx: list[int]) -> None:
