@@ -41,6 +41,15 @@ def test_ingest_runs_in_a_child_and_reports_its_own_peak(tmp_path):
     assert result["passages"] > 4 and result["peak_mb"] > 10
 
 
+def test_a_child_peak_is_not_its_parents(tmp_path):
+    import numpy as np
+
+    folder = write_folder(tmp_path / "docs", 2, 12)
+    ballast = np.ones(400 * 2**20 // 8)  # 400 MB resident in this (the parent) process
+    result = ingest_in_child([folder], embed=False, threads=1)
+    assert ballast.sum() > 0 and 10 < result["peak_mb"] < 300
+
+
 def test_cli_cold_start_runs_the_real_command():
     assert cli_cold_start(1)["median_s"] > 0
 
