@@ -13,7 +13,10 @@ same command after a kill or a --deadline stop and it resumes from ckpt.pt):
 then, once trained (or from any checkpoint: --weights ckpt.pt):
     CONFLICTDESK_DATA=../shared/data /work/tvenv-h16m/bin/python scripts/train_nli_mpnet.py \\
         --stage export --weights best.pt
-Step cost only (a few steps in a scratch folder, CPU-seconds per step and the epoch estimate):
+Step cost (synthetic batches of 32 rows at widths 32-256, no data loaded; the epoch estimate
+fits a + b * tokens and applies it to the default recipe's plan, 4,822 steps, 10.67M padded
+tokens), or a few real steps in a scratch folder:
+    nice -n 10 /work/tvenv-h16m/bin/python scripts/train_nli_mpnet.py --stage step-cost
     nice -n 10 /work/tvenv-h16m/bin/python scripts/train_nli_mpnet.py --stage train \\
         --work /tmp/mpnet-cost --fresh --max-steps 6 --log-step-cost --held-limit 32
 The test fixture (a tiny randomly initialised MPNet through the same export code):
@@ -69,12 +72,18 @@ def training_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ckpt-every", type=int, default=50)
     parser.add_argument("--fresh", action="store_true", help="ignore an existing checkpoint")
     parser.add_argument("--log-step-cost", action="store_true", help="CPU-seconds of each step")
+    parser.add_argument("--widths", type=int, nargs="+", default=[32, 64, 128, 256],
+                        help="step-cost: batch widths to time")  # fmt: skip
+    parser.add_argument("--epoch-steps", type=int, default=4822,
+                        help="step-cost: steps per epoch (the train stage logs it as 'plan')")  # fmt: skip
+    parser.add_argument("--epoch-tokens", type=int, default=10_667_200,
+                        help="step-cost: padded tokens per epoch (logged as 'plan')")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
-        "--stage", choices=("train", "export", "fixture", "untrained"), default="train"
+        "--stage", choices=("train", "export", "fixture", "untrained", "step-cost"), default="train"
     )
     parser.add_argument("--work", type=Path, default=nli_mpnet.DEFAULT_WORK)
     parser.add_argument("--weights", default="best.pt", help="checkpoint(s) to export")
@@ -89,6 +98,10 @@ def main(argv: list[str] | None = None) -> None:
     elif args.stage == "export":
         out = args.out or nli_mpnet_export.default_out()
         nli_mpnet_export.export(args, out, register_entry=not args.no_register)
+    elif args.stage == "step-cost":
+        costs = nli_mpnet.step_cost(args, args.widths)
+        plan = (args.epoch_steps, args.epoch_tokens)
+        print(json.dumps({"steps": costs, **nli_mpnet.epoch_estimate(costs, *plan)}))
     elif args.stage == "fixture":
         nli_mpnet_export.build_fixture(args.base, args.out or nli_mpnet_export.FIXTURE_DIR)
     else:

@@ -157,3 +157,40 @@ class MPNetRun(nli_train.Run):
 def train(args: Namespace) -> None:
     """Train (or resume) as `args` says; checkpoints and log.jsonl go under args.work."""
     MPNetRun(args).run()
+
+
+def step_cost(args: Namespace, widths: list[int]) -> list[dict]:
+    """CPU-seconds of one training step (forward, backward, clipping, AdamW) on a batch of
+    `args.batch_size` synthetic rows of each width, after one unmeasured warm-up step; no data
+    is loaded, so it answers in minutes."""
+    import torch
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    model = make_model(assemble(Path(args.base)), args.dropout)
+    optim, sched = nli_train.make_optimizer(model, args, 1000)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    rows = []
+    for width in [widths[0], *widths]:
+        ids = torch.randint(3, 30000, (args.batch_size, width))
+        labels = torch.randint(0, 3, (args.batch_size,))
+        started = time.process_time()
+        loss_fn(model(ids, torch.ones_like(ids)), labels).backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optim.step()
+        sched.step()
+        optim.zero_grad(set_to_none=True)
+        rows.append({"rows": args.batch_size, "width": width,
+                     "cpu_s": round(time.process_time() - started, 2)})  # fmt: skip
+    return rows[1:]
+
+
+def epoch_estimate(costs: list[dict], steps: int, padded_tokens: int) -> dict:
+    """Least-squares cost = a + b * (rows * width) over `costs`, applied to an epoch of
+    `steps` steps and `padded_tokens` padded tokens: CPU-hours per epoch."""
+    tokens = np.array([c["rows"] * c["width"] for c in costs], dtype=np.float64)
+    seconds = np.array([c["cpu_s"] for c in costs], dtype=np.float64)
+    b, a = np.polyfit(tokens, seconds, 1)
+    hours = (steps * a + b * padded_tokens) / 3600
+    return {"per_step_s": round(float(a), 2), "per_1k_tokens_s": round(float(b) * 1000, 3),
+            "epoch_cpu_h": round(float(hours), 1)}  # fmt: skip
