@@ -44,6 +44,12 @@ class OnnxCrossEncoder(CT2CrossEncoder):
         self._ensure_loaded()
         return float(self.config.get("cascade_band", 0.0))
 
+    @property
+    def plain_tokenizer(self):
+        """The tokenizer without truncation (for callers that build pairs of a given length)."""
+        self._ensure_loaded()
+        return self._plain_tokenizer
+
     def _load(self) -> None:
         import onnxruntime
         from tokenizers import Tokenizer

@@ -51,7 +51,7 @@ def length_rates(
     """Per pair length: the MPNet tier's and the MiniLM model's rates on the same pairs."""
     rows = []
     for length in lengths:
-        pairs = pairs_of_length(accurate._plain_tokenizer, length, count)
+        pairs = pairs_of_length(accurate.plain_tokenizer, length, count)
         rows.append({"tokens": length, "pairs": len(pairs), "mpnet": rate(accurate, pairs, repeats),
                      "minilm": rate(fast, pairs, repeats)})  # fmt: skip
     return rows

@@ -98,3 +98,19 @@ def test_the_onnx_path_never_imports_torch():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_benchmark_pairs_have_the_length_asked_for(encoder):
+    from conflictdesk.benchmarks.mpnet_tier import pairs_of_length
+
+    pairs = pairs_of_length(encoder.plain_tokenizer, 128, 3)
+    lengths = [len(encoder.plain_tokenizer.encode(*pair).ids) for pair in pairs]
+    assert len(set(pairs)) == 3 and all(100 <= n <= 128 for n in lengths)
+
+
+def test_cascade_benchmark_reports_the_share_each_band_escalates(encoder):
+    from conflictdesk.benchmarks.mpnet_tier import cascade_rates
+
+    rows = cascade_rates(FakeNLI(), encoder, PAIRS, [0.5, 0.95])  # FakeNLI's top-p: 0.85-0.9
+    assert [row["escalated"] for row in rows] == [0.0, 1.0]
+    assert all(row["pairs_per_s"] > 0 for row in rows)
