@@ -17,7 +17,7 @@ from pathlib import Path
 
 from conflictdesk.app import load_settings, verified_backends
 from conflictdesk.backends.onnx_nli import OnnxCrossEncoder
-from conflictdesk.benchmarks.mpnet_tier import cascade_rates, length_rates
+from conflictdesk.benchmarks.mpnet_tier import cascade_rates, length_rates, rate
 from conflictdesk.training import nli_data
 
 
@@ -44,19 +44,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = {
         "model": str(args.model), "threads": args.threads,
         "lengths": length_rates(fast, accurate, args.lengths, args.count, args.repeats),
-        "minilm_alone_on_rows": round(len(pairs) / _seconds(fast, pairs), 2),
+        "minilm_alone_on_rows": rate(fast, pairs, 1),
         "cascade": cascade_rates(fast, accurate, pairs, args.bands),
     }  # fmt: skip
     print(json.dumps(results, indent=None if args.json else 1))
     return 0
-
-
-def _seconds(nli, pairs) -> float:
-    import time
-
-    started = time.perf_counter()
-    nli.classify(pairs)
-    return time.perf_counter() - started
 
 
 if __name__ == "__main__":
