@@ -89,6 +89,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--weights", default="best.pt", help="checkpoint(s) to export")
     parser.add_argument("--out", type=Path, default=None, help="exported model folder")
     parser.add_argument("--no-register", action="store_true", help="leave the manifest alone")
+    parser.add_argument("--per-channel", action="store_true",
+                        help="export: per-channel int8 weights (if the agreement guard fails)")  # fmt: skip
     data_arguments(parser)
     training_arguments(parser)
     args = parser.parse_args(argv)

@@ -48,7 +48,9 @@ def default_out() -> Path:
     return OUT
 
 
-def export_onnx(model, out: Path, tokenizer_json: Path, config: dict) -> float:
+def export_onnx(
+    model, out: Path, tokenizer_json: Path, config: dict, *, per_channel: bool = False
+) -> float:
     """`model` (nli_mpnet.make_model) as `out`/MODEL_FILE (dynamic int8), plus tokenizer.json
     (no padding or truncation: the back-end sets them) and CONFIG_FILE. Returns the MB."""
     import torch
@@ -66,7 +68,9 @@ def export_onnx(model, out: Path, tokenizer_json: Path, config: dict) -> float:
             dynamic_axes={"input_ids": {0: "batch", 1: "sequence"},
                           "attention_mask": {0: "batch", 1: "sequence"}, "logits": {0: "batch"}},
         )  # fmt: skip
-        quantize_dynamic(str(fp32), str(out / MODEL_FILE), weight_type=QuantType.QInt8)
+        quantize_dynamic(
+            str(fp32), str(out / MODEL_FILE), weight_type=QuantType.QInt8, per_channel=per_channel
+        )
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     raw = json.loads(Path(tokenizer_json).read_text("utf-8"))
@@ -140,9 +144,8 @@ def export(args: Namespace, out: Path, *, register_entry: bool = True) -> None:
     logits = nli_mpnet.predict_logits(model, held)
     temperature = fit_temperature(logits, labels)
     extra = {"trained_step": state.get("step"), "weights": args.weights}
-    size_mb = export_onnx(
-        model, out, base / "tokenizer.json", base_config(temperature, 0.0, **extra)
-    )
+    config = base_config(temperature, 0.0, **extra)
+    size_mb = export_onnx(model, out, base / "tokenizer.json", config, per_channel=args.per_channel)
     int8 = onnx_logits(out, held, args.threads)
     agreement = float((int8.argmax(1) == logits.argmax(1)).mean())
     fast = fast_probs([(r.premise, r.hypothesis) for r in held_rows], args.threads)

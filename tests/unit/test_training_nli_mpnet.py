@@ -114,3 +114,44 @@ def test_a_killed_and_resumed_run_ends_where_an_uninterrupted_run_ends(tmp_path,
         assert torch.allclose(tensor, resumed["model"][name], atol=1e-6), name
     log = (tmp_path / "resumed" / "log.jsonl").read_text()
     assert '"event": "resume", "step": 2' in log and '"event": "step_cost"' in log
+
+
+def test_export_writes_calibrated_int8_model_band_and_manifest_entry(tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    import json
+
+    import numpy as np
+    from transformers import MPNetConfig
+
+    from conflictdesk.backends.manifest import Manifest
+    from conflictdesk.backends.nli_tiers import ROLE
+    from conflictdesk.training import nli_mpnet, nli_mpnet_export
+
+    tiny = MPNetConfig(vocab_size=30527, hidden_size=16, num_hidden_layers=1,
+                       num_attention_heads=2, intermediate_size=32)  # fmt: skip
+    real_make_model = nli_mpnet.make_model
+    monkeypatch.setattr(nli_mpnet, "make_model",
+                        lambda base, dropout: real_make_model(None, dropout, config=tiny))  # fmt: skip
+    for module in (nli_mpnet, nli_mpnet_export):
+        monkeypatch.setattr(module, "assemble", lambda base: FIXTURE)
+    monkeypatch.setattr(nli_mpnet_export, "build_rows", lambda args: tiny_rows())
+    sure = np.array([[0.99, 0.005, 0.005]] * 2 + [[0.4, 0.3, 0.3]] * 2, dtype=np.float32)
+    monkeypatch.setattr(nli_mpnet_export, "fast_probs", lambda pairs, threads: sure)
+    monkeypatch.setattr(nli_mpnet_export, "MIN_AGREEMENT", 0.0)  # random weights: no guard
+    models = tmp_path / "models"
+    models.mkdir()
+    monkeypatch.setenv("CONFLICTDESK_MODELS", str(models))
+    work = tmp_path / "work"
+    work.mkdir()
+    torch.save({"model": nli_mpnet.make_model(None, 0.0).state_dict(), "step": 7}, work / "w.pt")
+    args = run_args(work, 5)
+    args.weights, args.per_channel = "w.pt", False
+    nli_mpnet_export.export(args, models / "nli_mpnet")
+    config = json.loads((models / "nli_mpnet" / "nli_mpnet_config.json").read_text())
+    assert config["trained_step"] == 7 and config["temperature"] > 0
+    assert config["cascade_band"] in [row["band"] for row in config["band_table"]]
+    (entry,) = Manifest.load(models / "manifest.json").by_role(ROLE)
+    assert entry.name == "conflictdesk-nli-mpnet-int8" and entry.extra["cascade_band"] > 0
+    assert set(entry.files) == {f"nli_mpnet/{name}" for name in
+                                ("model_int8.onnx", "tokenizer.json", "nli_mpnet_config.json")}  # fmt: skip
