@@ -12,7 +12,8 @@
 - Wh-question: candidate answers come from the on-topic passages (see `tag.py`). The kind
   asked for is read from the question: dates (when, what year), numbers with units (how
   many/much/tall/...), capitalised entities (who, where, which), any of them (other
-  what-questions), or a whole sentence (why, how, what does/do/did). A passage's answer
+  what-questions), or a whole sentence (why, how, what does/do/did, and "what is X ...?"
+  where the subject follows the copula: a description, `asks_description`). A passage's answer
   sits in its most query-relevant sentence that states something besides a date and holds
   a span of that kind: the span nearest to the question's relation words, minus spans
   found in the question (entities sharing a word with it); that sentence becomes its key
@@ -141,7 +142,20 @@ def answer_kind(query: str) -> str:
         return "sentence"
     if lowered.startswith(ENTITY_PREFIXES):
         return "entity"
-    return "any"
+    return "sentence" if asks_description(query) else "any"
+
+
+def asks_description(query: str) -> bool:
+    """True for "what is X ...?" where the copula is followed by the subject itself, neither
+    a function word nor a possessive ("What is X good for?", "What is X?"): "what" then
+    stands for a predicate, a description, not for a value such as "the height of X"
+    or "X's height" would ask for."""
+    tokens = query.split()
+    words = vocab.words(query)
+    if len(words) < 3 or words[0] not in ("what", "which") or words[1] not in _COPULAS:
+        return False
+    possessive = any(t.rstrip("?,.").endswith(("'s", "s'", "’s", "s’")) for t in tokens)
+    return words[2] not in vocab.STOPWORDS and not possessive
 
 
 def answer_spans(
