@@ -63,28 +63,12 @@ def _answer(analysis) -> str:
     return analysis.stance.value
 
 
-# Known wording-dependence, recorded as strict expected failures: the claim frame reads
-# "what is the height of" as asking for any kind and takes a name near the question's words
-# ("how tall" asks for a number, claims.py); "what is ... good for" likewise, where "what does
-# ... do" asks for a sentence; and the NLI model reads "CEO" against passages that say "chief
-# executive" less surely, which tips the type model between outdated and complementary.
-UNSTABLE = {
-    "ysolde-height": "answer kind differs between 'how tall' and 'what is the height of'",
-    "lumivex-benefits": "one wording tips no_conflict (uncertain) into outdated",
-    "orvane-ceo": "'CEO' tips outdated into complementary (the other two wordings: outdated)",
-}
-
-
-@pytest.mark.parametrize(
-    "item",
-    [
-        pytest.param(i, marks=pytest.mark.xfail(strict=True, reason=UNSTABLE[i]))
-        if i in UNSTABLE
-        else i
-        for i in sorted(WORDINGS)
-    ],
-    ids=str,
-)
+# Once wording-dependent, now fixed at the cause: "what is the height of" picked the name
+# nearest the subject (claims.py `_agreed_spans`); "what is X good for" read as a value
+# question (`asks_description`) and a tie between two answers was broken by packet order
+# (typing_features `_dissent_features`); "CEO" against passages that say "chief executive
+# officer" (tag.py, `text.spell_out_acronyms`).
+@pytest.mark.parametrize("item", sorted(WORDINGS), ids=str)
 def test_type_and_answer_do_not_change_with_wording(backends, example_passages, item):
     runs = [analyze(query, example_passages, backends) for query in WORDINGS[item]]
     types = {query: run.verdict.type.value for query, run in zip(WORDINGS[item], runs)}
