@@ -42,7 +42,9 @@ class Settings:
     layer of the GGUF when llama.cpp was built with CUDA (a CPU build ignores it);
     `device="cpu"` keeps everything on the CPU. `llm_url` names an OpenAI-compatible server
     (llama.cpp's, vLLM, LM Studio, Ollama) that serves the LLM role instead of a GGUF file;
-    `llm_model` picks one of its models and `llm_digest` pins the judgment-cache key."""
+    `llm_model` picks one of its models and `llm_digest` pins the judgment-cache key.
+    `nli_band` overrides the labelling cascade's band (None: the one stored with the MPNet
+    model; 0 turns the MPNet tier off, so the MiniLM alone labels)."""
 
     models_dir: Path
     llm_path: Path | None = None
@@ -57,6 +59,7 @@ class Settings:
     llm_model: str | None = None
     llm_digest: str | None = None
     llm_timeout: float = 120.0
+    nli_band: float | None = None
 
     def __post_init__(self) -> None:
         if self.device not in DEVICES:
@@ -69,6 +72,8 @@ class Settings:
             raise UsageError(f"n_gpu_layers must be -1 (all) or >= 0, not {self.n_gpu_layers}")
         if self.llm_timeout <= 0:
             raise UsageError(f"llm_timeout must be > 0 seconds, not {self.llm_timeout}")
+        if self.nli_band is not None and not 0.0 <= self.nli_band <= 1.01:
+            raise UsageError(f"nli_band must be between 0 and 1.01, not {self.nli_band}")
         if self.llm_url is not None and not _is_http_url(self.llm_url):
             raise UsageError(f"llm_url must be an http:// or https:// URL, not {self.llm_url!r}")
 
@@ -176,6 +181,11 @@ def _coerce(name: str, value: Any) -> Any:
             return float(value)
         except (TypeError, ValueError) as exc:
             raise UsageError(f"{name} must be a number of seconds, not {value!r}") from exc
+    if name == "nli_band":
+        try:
+            return None if value in ("", None) else float(value)
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"{name} must be a probability (0 turns the MPNet tier off)") from exc
     return str(value).lower()
 
 

@@ -3,6 +3,7 @@
 examples:
   nice -n 10 .venv/bin/python scripts/bench.py --data ../shared/data --out bench.json
   .venv/bin/python scripts/bench.py --quick --parts search cli
+  nice -n 10 .venv/bin/python scripts/bench.py --parts search --search-also 1000000
   .venv/bin/python scripts/bench.py --table-from bench.json --readme README.md
 """
 
@@ -29,6 +30,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--data", type=Path, default=None, help="data folder (CONFLICTDESK_DATA)")
     parser.add_argument("--ask-real", type=int, default=2_000, help="real passages for ask")
+    parser.add_argument(
+        "--search-also",
+        type=int,
+        nargs="*",
+        default=[],
+        metavar="N",
+        help="more search sizes, e.g. 1000000 (100k took 41 s to build on 2 cores)",
+    )
     parser.add_argument("--out", type=Path, help="also write the JSON summary here")
     parser.add_argument("--table-from", type=Path, help="write the table from this JSON, no run")
     parser.add_argument("--readme", type=Path, help="replace the figures table in this file")
@@ -39,7 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         options = SuiteOptions(quick=args.quick, threads=args.threads, repeats=args.repeats,
                                parts=tuple(args.parts), data_dir=args.data,
-                               ask_real=args.ask_real)  # fmt: skip
+                               ask_real=args.ask_real,
+                               search_also=tuple(args.search_also))  # fmt: skip
         summary = run_suite(options)
         text = json.dumps(summary, indent=1)
         print(text)

@@ -1,15 +1,17 @@
-"""Train the CONFLICTS type model on typed_dev and print its cross-validated figures.
+"""Train the CONFLICTS type model on typed_dev and public-provenance cases; print its figures.
 
 Usage:
   .venv/bin/python scripts/train_type_classifier.py
   .venv/bin/python scripts/train_type_classifier.py --eval-only --report type_report.json
+  .venv/bin/python scripts/train_type_classifier.py --typed-dev-only   # the previous recipe
 
-Runs every case through the pipeline once (cached in --work), trains the subjectivity probe
-on PERSPECTRUM / FEVER / Fool Me Twice, then picks the feature set and L2 strength by CV
-grouped by case and measures that choice by nested CV (5 folds, 3 seeds), beside the previous
-configuration, the majority class and the rule classifier. Without --eval-only it fits the
-chosen configuration on every case, writes models/types/type_model.json and lists it in
-models/manifest.json."""
+Runs every typed_dev case and every public-provenance case (conflictdesk.training.type_public:
+PERSPECTRUM train, RAMDocs train half, QACC train, ConflictQA train) through the pipeline once
+(cached in --work), trains the subjectivity probe on PERSPECTRUM / FEVER / Fool Me Twice, then
+picks the feature set and L2 strength by the cross-source check (public -> typed_dev and
+typed_dev -> public) and reports typed_dev CV grouped by case beside the previous recipe, the
+majority class and the CONFLICTS prior shift. Without --eval-only it fits the chosen recipe on
+both sources, writes models/types/type_model.json and lists it in models/manifest.json."""
 
 from __future__ import annotations
 
@@ -22,14 +24,16 @@ from conflictdesk.config import load_config
 from conflictdesk.training.nli_data import data_root
 from conflictdesk.training.subjectivity import cached_probe
 from conflictdesk.training.type_cache import cached_evidence
+from conflictdesk.training.type_public import public_cases
 from conflictdesk.training.type_report import print_report, save_model
 from conflictdesk.training.type_selection import evaluate, fit_chosen, grid
+from conflictdesk.training.type_transfer_report import evaluate_transfer, fit_final, print_transfer
 from conflictdesk.training.types import case_rows, load_typed_cases
 
 NAME = "conflictdesk-type-lr"
 
 
-def main() -> int:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--cases",
@@ -41,19 +45,46 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=Path(".train/types"), help="cache folder")
     parser.add_argument("--report", type=Path, help="write the figures as JSON here")
     parser.add_argument("--eval-only", action="store_true", help="do not write the model")
-    args = parser.parse_args()
+    parser.add_argument(
+        "--typed-dev-only",
+        action="store_true",
+        help="the previous recipe: typed_dev alone, feature set chosen by nested CV",
+    )
+    parser.add_argument(
+        "--prior-alpha",
+        type=float,
+        default=0.0,
+        help="shift the fitted model by alpha*log(CONFLICTS prior / training prior) (default 0)",
+    )
+    return parser.parse_args()
+
+
+def main() -> int:
+    args = parse_args()
     backends = load_backends(load_config(), roles=("embedder", "nli", "pair"))
     cases = load_typed_cases(args.cases or data_root() / "typed_dev" / "cases.jsonl")
     evidence = cached_evidence(cases, backends, args.work / "evidence.pkl")
     probe, probe_accuracy = cached_probe(backends.embedder, data_root(), args.work)
     print(f"subjectivity probe: held-out accuracy {probe_accuracy:.3f} (PERSPECTRUM dev vs facts)")
     rows = case_rows(evidence, probe)
-    report = evaluate(rows, grid())
-    print_report(report)
+    if args.typed_dev_only:
+        report = evaluate(rows, grid())
+        print_report(report)
+        model = fit_chosen(rows, report, probe, NAME)
+    else:
+        public = cached_evidence(
+            public_cases(data_root()), backends, args.work / "public_evidence.pkl"
+        )
+        public_rows = case_rows(public, probe)
+        report = evaluate_transfer(rows, public_rows)
+        report["prior_alpha"] = args.prior_alpha
+        print_transfer(report)
+        model = fit_final(rows, public_rows, report, probe, NAME, alpha=args.prior_alpha)
     if args.report:
         args.report.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    if not args.eval_only:
-        save_model(fit_chosen(rows, report, probe, NAME))
+    if args.eval_only or not report.get("ship", True):
+        return 0
+    save_model(model, public=not args.typed_dev_only)
     return 0
 
 

@@ -68,6 +68,8 @@ _CLAUSE_BREAK = re.compile(
 )
 _GRADED = re.compile(r"\b(?:more|less|most|least)\s+\w+|\b\w{3,}(?:est|ier)\b", re.IGNORECASE)
 
+# How many distinct answers the on-topic passages hold, and how much of the packet is on topic.
+ANSWER_STRUCTURE = ("answer_count", "on_topic_share")
 FEATURE_NAMES = (
     "yes_no",
     "question_past",
@@ -93,6 +95,7 @@ FEATURE_NAMES = (
     "source_spread",
     "cluster_count",
     *SIGNAL_NAMES,
+    *ANSWER_STRUCTURE,
 )
 
 
@@ -129,6 +132,8 @@ def type_features(ev: Evidence, probe: SubjectivityProbe | None = None) -> dict[
         "cluster_count": math.log1p(_clusters_of(on_topic, ev.clusters)),
         **pair_signals(ev.detection.pairs, _dates(ev.packet, answers)),
         **embedding_signals(ev.query_vector, on_topic, ev.vectors, probe),
+        "answer_count": math.log1p(len(set(answers.values()))),
+        "on_topic_share": sum(tags[p.id].on_topic for p in ev.packet) / max(len(ev.packet), 1),
     }
     return {name: float(features[name]) for name in FEATURE_NAMES}
 

@@ -5,12 +5,14 @@ An application-layer service: the embedder is called here, the store only persis
 Each document is committed in its own transaction together with its passages and vectors,
 so a killed ingest keeps every finished document and a re-run skips them (dedup by the
 sha256 of the document's text). Documents are embedded in batches of about 64 passages
-across files, then written one transaction per document."""
+across files, then written one transaction per document; while a batch is written (and the
+next one read and cut), the embedder already works on the one after it."""
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -107,15 +109,32 @@ def ingest_paths(
         planned.append(batch)
         return [c.text for _, chunks in batch for c in chunks]
 
-    stream = embed_stream or (lambda many: (embedder.embed(t) for t in many))
-    for vectors in stream(texts(batch) for batch in batches):
-        _store_batch(store, cid, planned.popleft(), vectors, model, report)
+    if embed_stream is None:
+        for batch, vectors in _embedded_ahead(embedder, batches):
+            _store_batch(store, cid, batch, vectors, model, report)
+    else:
+        for vectors in embed_stream(texts(batch) for batch in batches):
+            _store_batch(store, cid, planned.popleft(), vectors, model, report)
     if report.passages_added:
         store.dense_matrix(cid, embedder.model_id)  # writes the vector file for the next query
     return report
 
 
 Batch = list[tuple[SourceDocument, list[Chunk]]]
+
+
+def _embedded_ahead(embedder: Embedder, batches: Iterable[Batch]) -> Iterator[tuple[Batch, Any]]:
+    """Each batch with its vectors, embedded one batch ahead on a worker thread; `batches`
+    is still drawn here, so files are read and the store queried on the caller's thread."""
+    with ThreadPoolExecutor(1, thread_name_prefix="embed") as pool:
+        ahead: tuple[Batch, Future[np.ndarray]] | None = None
+        for batch in batches:
+            job = pool.submit(embedder.embed, [c.text for _, chunks in batch for c in chunks])
+            if ahead is not None:
+                yield ahead[0], ahead[1].result()
+            ahead = (batch, job)
+        if ahead is not None:
+            yield ahead[0], ahead[1].result()
 
 
 def _batches(

@@ -1,13 +1,17 @@
 """The shipped sentence encoder: all-MiniLM-L6-v2 as an int8 ONNX graph.
 
 Texts are tokenised with the `tokenizers` library (the model's own tokenizer.json),
-run through onnxruntime, mean-pooled over real tokens and L2-normalised, in batches.
+run through onnxruntime, mean-pooled over real tokens and L2-normalised. On the CPU each text
+runs alone (batch 1) on a single-threaded graph call, `threads` calls at once: dynamic int8
+quantisation scales activations per call, so a text's vector never depends on its companions.
 Nothing is loaded until the first `embed` call."""
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -31,14 +35,25 @@ def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
 
 
+def usable_cores() -> int:
+    """CPU cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 class OnnxEmbedder:
     """`Embedder` over `models/embedder/` (model_int8.onnx + tokenizer.json).
 
-    `threads` bounds onnxruntime's intra-op pool (0 lets it choose); `batch_size` 8 measured
-    best on 2 cores for ~150-word passages (about 15% more passages per CPU-second than 32, and
-    a third of the peak memory: the attention tensors grow with the batch); `device` is "auto"
-    (CUDA when onnxruntime offers it), "cpu" or "cuda"; `max_length` truncates inputs
-    (the model was trained on 256 word pieces at most)."""
+    `threads` is how many graph calls run at once (0: one per usable core), each on one
+    onnxruntime thread: on 2 cores that took about 18% less CPU per ~150-word passage than one
+    call split over 2 intra-op threads at batch 8 (conflictdesk.benchmarks.ingest). `batch_size`
+    1 measured best on the CPU (batch 8 cost 10% more CPU per passage: padding and attention
+    tensors that outgrow the cache) and makes each vector independent of its batch; on a GPU
+    the default is 8, sorted by length. `device` is "auto" (CUDA when onnxruntime offers
+    it), "cpu" or "cuda"; `max_length` truncates inputs (the model was trained on 256 word
+    pieces at most)."""
 
     model_id = MODEL_ID
     dim = 384
@@ -49,13 +64,13 @@ class OnnxEmbedder:
         *,
         threads: int = 0,
         device: str = "auto",
-        batch_size: int = 8,
+        batch_size: int | None = None,
         max_length: int = 256,
         model_id: str | None = None,
     ) -> None:
         if device not in ("auto", "cpu", "cuda"):
             raise ValueError(f"device must be auto, cpu or cuda, not {device!r}")
-        if batch_size < 1:
+        if batch_size is not None and batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         self.model_dir = Path(model_dir)
         self.model_id = model_id or MODEL_ID
@@ -66,6 +81,7 @@ class OnnxEmbedder:
         self._session: Any = None
         self._tokenizer: Any = None
         self._inputs: tuple[str, ...] = ()
+        self._workers = 1
         self._lock = threading.Lock()
 
     @property
@@ -90,12 +106,10 @@ class OnnxEmbedder:
 
             tokenizer = Tokenizer.from_file(str(tok))
             tokenizer.enable_truncation(max_length=self.max_length)
-            tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # pad to the batch's longest
+            tokenizer.no_padding()  # tokenizer.json pads; each graph call pads its own batch
             options = ort.SessionOptions()
-            options.intra_op_num_threads = max(self.threads, 0)
+            options.intra_op_num_threads = 1  # parallel calls instead (see the class docstring)
             options.inter_op_num_threads = 1
-            # Idle pool threads sleep instead of spinning: on a shared machine spinning cost
-            # about 20% more CPU per batch (conflictdesk.benchmarks.ingest).
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             available = ort.get_available_providers()
             if self.device == "cuda" and "CUDAExecutionProvider" not in available:
@@ -108,6 +122,9 @@ class OnnxEmbedder:
                 providers = ["CUDAExecutionProvider", "CPUExecutionProvider"]
             session = ort.InferenceSession(str(model), options, providers=providers)
             self._inputs = tuple(i.name for i in session.get_inputs())
+            on_cpu = session.get_providers()[0] == "CPUExecutionProvider"
+            self._workers = (self.threads or usable_cores()) if on_cpu else 1
+            self.batch_size = self.batch_size or (1 if on_cpu else 8)
             self._tokenizer = tokenizer
             self._session = session
 
@@ -118,18 +135,32 @@ class OnnxEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         self._load()
-        # Sorting by length keeps padding small inside each batch.
+        encodings = self._tokenizer.encode_batch(list(texts))
+        # Sorting by length keeps padding small inside each batch (when batch_size > 1).
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        size = self.batch_size or 1  # set by _load
+        batches = [order[s : s + size] for s in range(0, len(order), size)]
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start : start + self.batch_size]
-            out[idx] = self._embed_batch([texts[i] for i in idx])
+
+        def embed_batch(idx: list[int]) -> None:
+            out[idx] = self._embed_encoded([encodings[i] for i in idx])
+
+        if self._workers == 1 or len(batches) == 1:
+            for idx in batches:
+                embed_batch(idx)
+        else:
+            with ThreadPoolExecutor(min(self._workers, len(batches))) as pool:
+                list(pool.map(embed_batch, batches))  # list(): re-raises a worker's error
         return out
 
-    def _embed_batch(self, texts: list[str]) -> np.ndarray:
-        encodings = self._tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    def _embed_encoded(self, encodings: list[Any]) -> np.ndarray:
+        """One graph call over encoded texts, padded with id 0 to the longest."""
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)
+        mask = np.zeros((len(encodings), width), dtype=np.int64)
+        for row, encoding in enumerate(encodings):
+            ids[row, : len(encoding.ids)] = encoding.ids
+            mask[row, : len(encoding.ids)] = encoding.attention_mask
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)

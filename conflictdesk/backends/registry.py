@@ -111,6 +111,8 @@ class Capabilities:
             with_llm, without = "llm+mlp-types", "nli+mlp-types"
         if stage == "pairs" and not self.models.get("pair"):
             with_llm, without = "llm", "nli"
+        if stage in ("tag", "label") and str(self.models.get("nli")).startswith("cascade("):
+            with_llm, without = "nli-cascade", "nli-cascade"
         return with_llm if self.llm else without
 
     def to_json(self) -> dict[str, Any]:
@@ -154,6 +156,10 @@ def capabilities(config: Config) -> Capabilities:
             "no LLM configured (--llm PATH.gguf or --llm-url URL): LLM stages run their "
             "non-LLM methods"
         )
+    from conflictdesk.backends.nli_tiers import nli_tier
+
+    models["nli"], nli_note = nli_tier(config, manifest, models.get("nli"))
+    notes.append(nli_note)
     pair_entry = select_entry(manifest, "pair")
     pair_route = str((pair_entry.extra or {}).get("route", "two-stage")) if pair_entry else ""
     if pair_route == "stage2-only":
@@ -208,6 +214,10 @@ def load_backends(
             raise missing_role_error(role)
         verify_entry(entry, base, cache)
         built[role] = _BUILDERS[role](entry, entry.resolve(base), config)
+    if "nli" in built:
+        from conflictdesk.backends.nli_tiers import with_accurate_tier
+
+        built["nli"] = with_accurate_tier(built["nli"], config, manifest, cache)
     fusion_entry = select_entry(manifest, "fusion")
     if "nli" in roles and "fusion" not in roles and fusion_entry is not None:
         verify_entry(fusion_entry, base, cache)  # the fusion labeller reads the nli role

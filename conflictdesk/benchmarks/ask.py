@@ -80,27 +80,35 @@ def bench_queries(data: Path, count: int) -> list[str]:
             + ram[:: max(len(ram) // (count - half), 1)][: count - half])  # fmt: skip
 
 
-def time_ask(desk: Any, query: str, k: int) -> float:
-    """Milliseconds of one `Desk.ask` with no judgment cache."""
+def time_ask(desk: Any, query: str, k: int) -> tuple[float, float, dict[str, float]]:
+    """Milliseconds of one `Desk.ask` with no judgment cache: wall, this process's CPU (all its
+    threads) and each analysis stage's wall time."""
     from conflictdesk.app import AskRequest
 
     request = AskRequest(query, collection=COLLECTION, k=k, check_parametric=False,
                          use_cache=False)  # fmt: skip
-    started = time.perf_counter()
-    desk.ask(request)
-    return (time.perf_counter() - started) * 1000
+    started, cpu = time.perf_counter(), time.process_time()
+    outcome = desk.ask(request)
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    return wall * 1000, cpu * 1000, dict(outcome.analysis.timings)
 
 
 def ask_benchmark(desk: Any, data: Path, *, real: int, sizes: Sequence[int], queries: int,
                   k: int = 20) -> list[dict[str, Any]]:  # fmt: skip
-    """Median and p90 of `ask` at each size (one collection grown size by size)."""
+    """Median and p90 of `ask` at each size (one collection grown size by size), with the
+    median CPU milliseconds and each stage's median, so a slow machine shows where time goes."""
     rows = []
     asked = bench_queries(data, queries)
     for size in sorted(sizes):
         collection = build_collection(desk, data, real, size)
         time_ask(desk, "warm-up: which models load?", k)
-        times = sorted(time_ask(desk, q, k) for q in asked)
+        runs = [time_ask(desk, q, k) for q in asked]
+        times = sorted(wall for wall, _, _ in runs)
+        stages = {name: round(statistics.median(r[2].get(name, 0.0) for r in runs), 1)
+                  for name in runs[0][2]}  # fmt: skip
         rows.append({**collection, "queries": len(times), "k": k,
                      "median_ms": round(statistics.median(times), 1),
-                     "p90_ms": round(times[max(int(0.9 * len(times)) - 1, 0)], 1)})  # fmt: skip
+                     "p90_ms": round(times[max(int(0.9 * len(times)) - 1, 0)], 1),
+                     "median_cpu_ms": round(statistics.median(cpu for _, cpu, _ in runs), 1),
+                     "stage_median_ms": stages})  # fmt: skip
     return rows

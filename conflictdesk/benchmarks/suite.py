@@ -25,6 +25,7 @@ class SuiteOptions:
     parts: tuple[str, ...] = PARTS
     data_dir: Path | None = None
     ask_real: int = 2_000  # real (embedded) passages in the ask collections
+    search_also: tuple[int, ...] = ()  # more search sizes, e.g. 1_000_000 (search part only)
 
     @property
     def search_sizes(self) -> list[int]:
@@ -72,7 +73,8 @@ def _run_part(part: str, options: SuiteOptions, settings: Any, work: Path) -> An
         from conflictdesk.benchmarks.search import time_search
 
         queries = 50 if options.quick else 200
-        return [time_search(work / f"search-{n}.db", n, queries, 20) for n in options.search_sizes]
+        sizes = sorted({*options.search_sizes, *options.search_also})
+        return [time_search(work / f"search-{n}.db", n, queries, 20) for n in sizes]
     if settings.data_dir is None:
         return {"not_measured": "no data folder (pass --data or set CONFLICTDESK_DATA)"}
     return _model_part(part, options, settings, work)

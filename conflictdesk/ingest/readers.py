@@ -22,7 +22,17 @@ from conflictdesk.ingest.decoding import decode_text, load_json
 from conflictdesk.ingest.pdf import pdf_to_text
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
-SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm", ".json", ".jsonl", ".csv", ".pdf")
+SUPPORTED_SUFFIXES = (
+    ".txt",
+    ".md",
+    ".markdown",
+    ".html",
+    ".htm",
+    ".json",
+    ".jsonl",
+    ".csv",
+    ".pdf",
+)
 _KNOWN_FIELDS = ("text", "title", "date", "source", "url")
 
 
@@ -93,7 +103,9 @@ def read_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> FileResult:
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}") from exc
     if size > max_bytes:
-        raise InputError(f"file is {size / 2**20:.1f} MiB, over the {max_bytes / 2**20:.1f} MiB limit")
+        raise InputError(
+            f"file is {size / 2**20:.1f} MiB, over the {max_bytes / 2**20:.1f} MiB limit"
+        )
     if size == 0:
         raise InputError("empty file")
     try:
@@ -116,6 +128,7 @@ def read_data(path: Path, data: bytes) -> FileResult:
 
 # ---- text decoding -----------------------------------------------------------------------
 
+
 def _decode(data: bytes) -> str:
     return decode_text(data)
 
@@ -133,6 +146,7 @@ def _single(path: Path, doc: SourceDocument) -> FileResult:
 
 
 # ---- .txt / .md --------------------------------------------------------------------------
+
 
 def _read_txt(path: Path, data: bytes) -> FileResult:
     return _single(path, SourceDocument(text=_clean(_decode(data)), source=str(path)))
@@ -189,11 +203,45 @@ def _read_md(path: Path, data: bytes) -> FileResult:
 # ---- .html -------------------------------------------------------------------------------
 
 _SKIP = {"script", "style", "noscript", "template", "svg", "head"}
-_BLOCK = {"p", "div", "br", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr",
-          "table", "section", "article", "header", "footer", "blockquote", "pre", "hr",
-          "dd", "dt", "figcaption", "main", "aside", "nav"}
-_DATE_META = ("date", "dc.date", "article:published_time", "pubdate", "publish-date",
-              "dcterms.date", "citation_publication_date", "last-modified")
+_BLOCK = {
+    "p",
+    "div",
+    "br",
+    "li",
+    "ul",
+    "ol",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "tr",
+    "table",
+    "section",
+    "article",
+    "header",
+    "footer",
+    "blockquote",
+    "pre",
+    "hr",
+    "dd",
+    "dt",
+    "figcaption",
+    "main",
+    "aside",
+    "nav",
+}
+_DATE_META = (
+    "date",
+    "dc.date",
+    "article:published_time",
+    "pubdate",
+    "publish-date",
+    "dcterms.date",
+    "citation_publication_date",
+    "last-modified",
+)
 
 
 class _TextExtractor(HTMLParser):
@@ -279,6 +327,7 @@ def _read_html(path: Path, data: bytes) -> FileResult:
 
 # ---- records: .json / .jsonl / .csv --------------------------------------------------------
 
+
 def record_to_document(record: Any, default_source: str) -> SourceDocument:
     """A JSON/CSV record → SourceDocument; raises InputError for a record without text."""
     if isinstance(record, str):
@@ -325,7 +374,7 @@ def _read_json(path: Path, data: bytes) -> FileResult:
         if not value:
             raise InputError("empty JSON list")
         return _collect(path, ((f"record {i}", v) for i, v in enumerate(value, start=1)))
-    raise InputError("JSON must be an object, a list of records or {\"documents\": [...]}")
+    raise InputError('JSON must be an object, a list of records or {"documents": [...]}')
 
 
 def _read_jsonl(path: Path, data: bytes) -> FileResult:
@@ -360,13 +409,15 @@ def _read_csv(path: Path, data: bytes) -> FileResult:
 
 # ---- .pdf --------------------------------------------------------------------------------
 
+
 def _read_pdf(path: Path, data: bytes) -> FileResult:
     text, title, date, meta = pdf_to_text(data)
     text = _clean(text)
     if not text:
         raise InputError("PDF has no extractable text (scanned images?)")
-    return _single(path, SourceDocument(text=text, title=title, date=date, source=str(path),
-                                        metadata=meta))
+    return _single(
+        path, SourceDocument(text=text, title=title, date=date, source=str(path), metadata=meta)
+    )
 
 
 _READERS: dict[str, Callable[[Path, bytes], FileResult]] = {

@@ -9,7 +9,9 @@ RRF_K = 60
 T = TypeVar("T", bound=Hashable)
 
 
-def reciprocal_rank_fusion(rankings: Sequence[Sequence[T]], k: int = RRF_K) -> list[tuple[T, float]]:
+def reciprocal_rank_fusion(
+    rankings: Sequence[Sequence[T]], k: int = RRF_K
+) -> list[tuple[T, float]]:
     """Fuse ranked lists (best first, 1-based ranks) into one list of (item, score), best first.
 
     An item missing from a list contributes nothing for it. Ties are broken by the best

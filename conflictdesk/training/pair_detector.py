@@ -189,9 +189,8 @@ def run(config: pair_model.TrainConfig, layout: str, work: Path, log: Callable, 
         }
     )
     if write:
-        register(
-            out, {"tau_c": tau, "route": route, "layout": layout, "size_kb": result["size_kb"]}
-        )
+        extra = {"tau_c": tau, "route": route, "layout": layout, "size_kb": result["size_kb"]}
+        register(out, extra, layout)
     return result
 
 

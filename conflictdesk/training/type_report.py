@@ -15,6 +15,18 @@ LICENCE = (
     "MIT (conflictdesk); trained on typed_dev (CC0, hand-written for this project); "
     "subjectivity probe on PERSPECTRUM (CC BY-SA 4.0), FEVER and Fool Me Twice sentences"
 )
+PUBLIC_LICENCE = (
+    "MIT (conflictdesk); trained on typed_dev (CC0, hand-written for this project) and on cases "
+    "built by provenance from PERSPECTRUM train (CC BY-SA 4.0), RAMDocs train half (MIT), QACC "
+    "train (CC BY-SA 3.0) and ConflictQA StrategyQA train (Apache-2.0); subjectivity probe on "
+    "PERSPECTRUM (CC BY-SA 4.0), FEVER and Fool Me Twice sentences"
+)
+PUBLIC_SOURCE = (
+    "multinomial logistic regression over conflictdesk.analysis.typing_features (feature set "
+    "and L2 chosen by the cross-source check public <-> typed_dev), rows weighted equally per "
+    "type and source, fitted on typed_dev/cases.jsonl and conflictdesk.training.type_public "
+    "cases by scripts/train_type_classifier.py"
+)
 SOURCE = (
     "multinomial logistic regression over conflictdesk.analysis.typing_features (feature set "
     "and L2 chosen by CV grouped by case), fitted on typed_dev/cases.jsonl (the data folder) "
@@ -45,15 +57,18 @@ def print_report(report: Mapping[str, Any]) -> None:
     print(f"abstention threshold: {report['threshold']:.2f}")
 
 
-def save_model(model: TypeModel) -> None:
-    """Write the model's JSON under the models folder and upsert its manifest entry."""
+def save_model(model: TypeModel, *, public: bool = True) -> None:
+    """Write the model's JSON under the models folder and upsert its manifest entry (licence
+    and source of the public-provenance recipe, or of typed_dev alone)."""
     base = models_dir()
     path = base / MODEL_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
     manifest = Manifest.load(base / "manifest.json")
+    licence, source = (PUBLIC_LICENCE, PUBLIC_SOURCE) if public else (LICENCE, SOURCE)
+    rebuild = REBUILD.replace(" --typed-dev-only", "") if public else REBUILD
     entry = entry_for(
-        model.model_id, ROLE, path, licence=LICENCE, source=SOURCE, rebuild=REBUILD, base=base
+        model.model_id, ROLE, path, licence=licence, source=source, rebuild=rebuild, base=base
     )
     entry.extra = {
         "features": len(model.feature_names),

@@ -12,7 +12,7 @@ import numpy as np
 
 from conflictdesk.analysis.evidence_signals import SIGNAL_NAMES, SubjectivityProbe
 from conflictdesk.analysis.type_model import TypeModel
-from conflictdesk.analysis.typing_features import FEATURE_NAMES
+from conflictdesk.analysis.typing_features import ANSWER_STRUCTURE, FEATURE_NAMES
 from conflictdesk.training.types import (
     TYPE_ORDER,
     CaseRows,
@@ -25,7 +25,7 @@ from conflictdesk.training.types import (
     train_model,
 )
 
-MEASURED = tuple(name for name in FEATURE_NAMES if name not in SIGNAL_NAMES)
+MEASURED = tuple(name for name in FEATURE_NAMES if name not in SIGNAL_NAMES + ANSWER_STRUCTURE)
 AGREEMENT = SIGNAL_NAMES[:5]
 EMBEDDING = SIGNAL_NAMES[5:]
 FEATURE_SETS: dict[str, tuple[str, ...]] = {

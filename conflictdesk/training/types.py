@@ -77,17 +77,25 @@ def scaled(x: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
 
 
 def fit_softmax(
-    x: np.ndarray, y: np.ndarray, n_classes: int, *, l2: float = 1.0, steps: int = 3000
+    x: np.ndarray,
+    y: np.ndarray,
+    n_classes: int,
+    *,
+    l2: float = 1.0,
+    steps: int = 3000,
+    weights: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Weights (features, classes) and bias minimising mean cross-entropy + l2/2n·|W|²;
-    `x` is already standardised, `y` holds class indices."""
+    """Weights (features, classes) and bias minimising the (row-weighted) mean cross-entropy
+    + l2/2n·|W|²; `x` is already standardised, `y` holds class indices, `weights` (mean 1)
+    defaults to equal rows."""
     n, d = x.shape
     w, b = np.zeros((d, n_classes)), np.zeros(n_classes)
     onehot = np.eye(n_classes)[y]
+    row_weights = np.ones(n) if weights is None else weights * (n / weights.sum())
     lr = 0.5
     for _ in range(steps):
         probs = softmax(x @ w + b)
-        grad = (probs - onehot) / n
+        grad = (probs - onehot) * row_weights[:, None] / n
         w -= lr * (x.T @ grad + l2 * w / n)
         b -= lr * grad.sum(axis=0)
     return w, b

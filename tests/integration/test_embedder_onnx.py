@@ -55,6 +55,19 @@ def test_batching_changes_vectors_only_slightly(embedder):
     assert int(np.argmax(batched @ single[-1])) == len(texts) - 1
 
 
+def test_a_vector_does_not_depend_on_its_batch_or_threads(embedder):
+    # Batch 1 on the CPU: each text is quantised alone, so its vector is the same whatever
+    # else the call holds, in whatever order, on one thread or several.
+    texts = ["The ferry leaves at nine.", "Lighthouse keeper. " * 60, "Tall mountain, cold."]
+    crowd = [f"Filler sentence number {i} about harbours and bridges." for i in range(9)]
+    alone = np.vstack([embedder.embed([t]) for t in texts])
+    mixed = OnnxEmbedder(embedder.model_dir, threads=2, device="cpu").embed(crowd + texts[::-1])
+    assert np.allclose(mixed[len(crowd) :][::-1], alone, atol=1e-6)
+    sequential = OnnxEmbedder(embedder.model_dir, threads=1, device="cpu", batch_size=4)
+    parallel = OnnxEmbedder(embedder.model_dir, threads=2, device="cpu", batch_size=4)
+    assert np.array_equal(sequential.embed(crowd + texts), parallel.embed(crowd + texts))
+
+
 def test_semantics(embedder):
     a, b, c = embedder.embed(
         [
@@ -82,7 +95,9 @@ def test_each_question_retrieves_its_topic_top3(embedder, tmp_path):
             labels = [f"{h.title} {h.text}" for h in hits]
             assert any(EXPECTED_TOP3[q["id"]] in label for label in labels), (q, labels)
         # the known passage ranks first for a paraphrase with little word overlap
-        hits = hybrid_search(store, "who runs the tidal turbine firm now", "ex", k=3, embedder=embedder)
+        hits = hybrid_search(
+            store, "who runs the tidal turbine firm now", "ex", k=3, embedder=embedder
+        )
         assert any("Orvane" in h.text for h in hits)
         assert hits[0].metadata["dense_rank"] is not None
 
@@ -130,3 +145,19 @@ def test_ingest_and_registry_embedders_share_one_versioned_id():
     built = load_backends(load_config(), roles=("embedder",)).embedder
     assert direct.model_id == built.model_id
     assert direct.model_id.startswith("minilm-l6-embedder-int8@")
+
+
+def test_pruning_the_nan_guards_keeps_every_vector(embedder, tmp_path):
+    pytest.importorskip("onnx")
+    import shutil
+
+    from conflictdesk.training.embedder_convert import prune_nan_guards
+
+    shutil.copy(embedder.model_dir / "tokenizer.json", tmp_path / "tokenizer.json")
+    assert (
+        prune_nan_guards(embedder.model_dir / "model_int8.onnx", tmp_path / "model_int8.onnx") == 6
+    )
+    texts = ["short", "The ferry leaves at nine. " * 30, "ünïcödé text"]
+    pruned = OnnxEmbedder(tmp_path, threads=1, device="cpu").embed(texts)
+    assert np.array_equal(pruned, embedder.embed(texts))
+    assert prune_nan_guards(tmp_path / "model_int8.onnx", tmp_path / "again.onnx") == 0

@@ -41,6 +41,15 @@ def test_ingest_runs_in_a_child_and_reports_its_own_peak(tmp_path):
     assert result["passages"] > 4 and result["peak_mb"] > 10
 
 
+def test_a_child_peak_is_not_its_parents(tmp_path):
+    import numpy as np
+
+    folder = write_folder(tmp_path / "docs", 2, 12)
+    ballast = np.ones(400 * 2**20 // 8)  # 400 MB resident in this (the parent) process
+    result = ingest_in_child([folder], embed=False, threads=1)
+    assert ballast.sum() > 0 and 10 < result["peak_mb"] < 300
+
+
 def test_cli_cold_start_runs_the_real_command():
     assert cli_cold_start(1)["median_s"] > 0
 
@@ -75,3 +84,14 @@ def test_synthetic_padding_can_grow_a_collection_twice(tmp_path):
         add_synthetic(store, "c", 12, SyntheticText(), "m@1")
         add_synthetic(store, "c", 8, SyntheticText(), "m@1")
         assert store.conn.execute("SELECT count(*) FROM passages").fetchone()[0] == 20
+
+
+def test_search_also_adds_sizes_to_the_search_part_only(monkeypatch):
+    from conflictdesk.benchmarks import search
+
+    asked: list[int] = []
+    monkeypatch.setattr(search, "time_search", lambda db, n, q, k: asked.append(n) or {"n": n})
+    options = SuiteOptions(quick=True, repeats=1, parts=("search",), search_also=(1_000_000,))
+    summary = run_suite(options)
+    assert asked == [2_000, 10_000, 1_000_000] == [row["n"] for row in summary["search"]]
+    assert options.search_sizes == [2_000, 10_000]  # what the ask part grows to

@@ -83,3 +83,53 @@ def test_vectors_equal_embedding_each_passage_alone(tmp_path):
     for text, _, _, blob in rows:
         alone = FakeEmbedder().embed([text])[0]
         assert np.allclose(np.frombuffer(blob, dtype="<f4"), alone)
+
+
+class ThreadRecordingEmbedder(FakeEmbedder):
+    """Records the thread each call ran on and fails on the call numbered `fail_on`."""
+
+    def __init__(self, fail_on: int | None = None) -> None:
+        super().__init__()
+        self.threads: list[str] = []
+        self.fail_on = fail_on
+
+    def embed(self, texts):
+        import threading
+
+        self.threads.append(threading.current_thread().name)
+        if len(self.threads) == self.fail_on:
+            raise RuntimeError("embedder broke")
+        return super().embed(texts)
+
+
+def test_embedding_runs_ahead_on_a_worker_and_rows_stay_with_their_passages(tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    rng = random.Random(11)
+    for i in range(12):
+        (folder / f"d{i:02d}.txt").write_text(synthetic_text(rng, 25), "utf-8")
+    embedder = ThreadRecordingEmbedder()
+    with Store.open(tmp_path / "a.db") as store:
+        report = ingest_paths(store, [folder], "c", embedder, max_words=40, overlap=5,
+                              batch_passages=7)  # fmt: skip
+        rows = stored(store)
+    assert report.ok and report.passages_added == len(rows) > 20
+    assert len(embedder.threads) > 2
+    assert all(name.startswith("embed") for name in embedder.threads)
+    expected = FakeEmbedder().embed([text for text, *_ in rows])
+    got = np.vstack([np.frombuffer(blob, dtype=np.float32) for *_, blob in rows])
+    assert np.array_equal(got, expected)
+
+
+def test_an_embedder_error_ahead_stops_the_ingest_and_keeps_finished_batches(tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    rng = random.Random(12)
+    for i in range(8):
+        (folder / f"d{i}.txt").write_text(synthetic_text(rng, 25), "utf-8")
+    with Store.open(tmp_path / "b.db") as store:
+        with pytest.raises(RuntimeError, match="embedder broke"):
+            ingest_paths(store, [folder], "c", ThreadRecordingEmbedder(fail_on=3),
+                         max_words=40, overlap=5, batch_passages=7)  # fmt: skip
+        kept = store.conn.execute("SELECT count(*) FROM embeddings").fetchone()[0]
+    assert kept >= 7  # the first two batches were stored before the third failed

@@ -1,0 +1,72 @@
+"""The labelling cascade: the fast MiniLM model settles the pairs it is confident about, the
+accurate MPNet model labels the rest (ConflictRAG's two-stage idea applied to NLI labelling).
+
+A pair is settled by the first tier when its top probability is at least the band; the band
+is chosen on development rows at export (`choose_band`) and stored with the MPNet model; the
+`nli_band` setting overrides it."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from conflictdesk.backends.base import NLI
+from conflictdesk.types import NLIScores
+
+BANDS = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.98, 1.01)
+# The band chosen is the lowest whose development accuracy is within this of the best band's:
+# the cheapest cascade that keeps (nearly) all of the accurate model's gain.
+BAND_TOLERANCE = 0.005
+
+
+def cascade_model_id(fast_id: str, accurate_id: str, band: float) -> str:
+    """The cascade's id (its judgment-cache key and `method`): both tiers and the band."""
+    return f"cascade({fast_id} if top-p>={band:g}, else {accurate_id})"
+
+
+class CascadeNLI:
+    """Two NLI back-ends behind the NLI protocol; `routed` counts the pairs each tier settled."""
+
+    def __init__(self, fast: NLI, accurate: NLI, band: float) -> None:
+        if not 0.0 < band <= 1.01:
+            raise ValueError(f"cascade band must be in (0, 1.01], not {band}")
+        self.fast, self.accurate, self.band = fast, accurate, band
+        self.model_id = cascade_model_id(fast.model_id, accurate.model_id, band)
+        self.routed = {"fast": 0, "accurate": 0}
+        self._lock = threading.Lock()
+
+    def classify(self, pairs: Sequence[tuple[str, str]]) -> list[NLIScores]:
+        scores = list(self.fast.classify(pairs))
+        unsure = [i for i, s in enumerate(scores) if top_probability(s) < self.band]
+        if unsure:
+            for i, accurate in zip(unsure, self.accurate.classify([pairs[i] for i in unsure])):
+                scores[i] = accurate
+        with self._lock:
+            self.routed["fast"] += len(scores) - len(unsure)
+            self.routed["accurate"] += len(unsure)
+        return scores
+
+
+def top_probability(scores: NLIScores) -> float:
+    return max(scores.entailment, scores.neutral, scores.contradiction)
+
+
+def band_table(fast: np.ndarray, accurate: np.ndarray, labels: np.ndarray) -> list[dict]:
+    """Per candidate band: the share of pairs the accurate tier labels and the cascade's
+    accuracy (probabilities [N, 3] in the same label order as `labels`)."""
+    fast_pred, accurate_pred = fast.argmax(1), accurate.argmax(1)
+    rows = []
+    for band in BANDS:
+        escalated = fast.max(1) < band
+        pred = np.where(escalated, accurate_pred, fast_pred)
+        rows.append({"band": band, "escalated": round(float(escalated.mean()), 4),
+                     "accuracy": round(float((pred == labels).mean()), 4)})  # fmt: skip
+    return rows
+
+
+def choose_band(table: list[dict]) -> float:
+    """The lowest band whose accuracy is within BAND_TOLERANCE of the table's best."""
+    best = max(row["accuracy"] for row in table)
+    return min(row["band"] for row in table if row["accuracy"] >= best - BAND_TOLERANCE)

@@ -1,0 +1,196 @@
+"""Choose the type model's recipe by the cross-source check and print the figures (the parts
+of `scripts/train_type_classifier.py` worth testing)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from conflictdesk.analysis.evidence_signals import SubjectivityProbe
+from conflictdesk.analysis.type_model import TypeModel
+from conflictdesk.training.type_selection import EMBEDDING, PREVIOUS
+from conflictdesk.training.type_transfer import (
+    RECIPE_SETS,
+    Recipe,
+    cross_source,
+    cv_scores,
+    dev_cv,
+    fit,
+    prior_shift,
+    sources_of,
+)
+from conflictdesk.training.types import TYPE_ORDER, CaseRows, choose_threshold, coverage_curve
+
+L2_GRID = (3.0, 10.0, 30.0, 100.0, 300.0)
+ALPHAS = (0.0, 0.5, 1.0)
+MAX_TRIES = 8
+
+
+def transfer_score(figures: Mapping[str, Any]) -> float:
+    """The selection criterion: mean balanced accuracy of the two cross-source directions."""
+    return float(
+        np.mean([figures[d]["balanced"] for d in ("public->typed_dev", "typed_dev->public")])
+    )
+
+
+def rank_recipes(dev: CaseRows, pub: CaseRows, l2s: Sequence[float] = L2_GRID):
+    """Every feature set × L2 (trained on both sources), best cross-source criterion first;
+    ties: the larger L2, then the earlier feature set."""
+    order = list(RECIPE_SETS)
+    grid = {
+        Recipe(f, l2, True): cross_source(dev, pub, Recipe(f, l2, True))
+        for f in order
+        for l2 in l2s
+    }
+    ranked = sorted(
+        grid, key=lambda r: (-round(transfer_score(grid[r]), 4), -r.l2, order.index(r.features))
+    )
+    return ranked, grid
+
+
+def choose_recipe(dev, pub, previous: Recipe, seeds: Sequence[int], *, tries: int = MAX_TRIES):
+    """The first recipe down the cross-source ranking that beats the previous recipe there
+    and whose typed_dev CV is not below the previous recipe's by more than one standard error
+    of the paired per-case difference (at most `tries` recipes get the CV); None if none."""
+    ranked, grid = rank_recipes(dev, pub)
+    old = _correct(dev, pub, previous, seeds)
+    floor = transfer_score(cross_source(dev, pub, previous))
+    tried = []
+    for recipe in [r for r in ranked if transfer_score(grid[r]) > floor][:tries]:
+        paired = paired_difference(_correct(dev, pub, recipe, seeds), old)
+        tried.append({"recipe": recipe.label(), "transfer": transfer_score(grid[recipe]), **paired})
+        if paired["mean"] >= -paired["se"]:
+            return recipe, grid, tried
+    return None, grid, tried
+
+
+def _correct(dev: CaseRows, pub: CaseRows, recipe: Recipe, seeds: Sequence[int]) -> np.ndarray:
+    probs = dev_cv(dev, pub, recipe, seeds=seeds)
+    return (probs.argmax(-1) == dev.y).mean(axis=0)
+
+
+def _figures(dev, pub, recipe: Recipe, seeds: Sequence[int]) -> tuple[dict[str, Any], np.ndarray]:
+    """Cross-source figures (plain and prior-shifted) and typed_dev CV under each α; the
+    out-of-fold probabilities at α = 0."""
+    cv = {}
+    for alpha in ALPHAS:
+        probs = dev_cv(dev, pub, recipe, alpha=alpha, seeds=seeds)
+        cv[f"alpha={alpha:g}"] = cv_scores(dev.y, probs)
+        if alpha == 0.0:
+            base = probs
+    figures = {
+        "recipe": recipe.label(),
+        "transfer": transfer_score(cross_source(dev, pub, recipe)),
+        "cross_source": cross_source(dev, pub, recipe),
+        "cross_source_prior": cross_source(dev, pub, recipe, alpha=1.0),
+        "typed_dev_cv": cv,
+    }
+    return figures, base
+
+
+def evaluate_transfer(dev: CaseRows, pub: CaseRows, seeds: Sequence[int] = (0, 1, 2)):
+    """The chosen recipe (or the best by the cross-source criterion when none qualifies,
+    marked not to ship) beside the previous one: cross-source figures, typed_dev CV grouped
+    by case (and the prior-shifted variants), the abstention threshold on that CV."""
+    previous = Recipe(PREVIOUS[0], PREVIOUS[1], False)
+    best, grid, tried = choose_recipe(dev, pub, previous, seeds)
+    shown = best or rank_recipes(dev, pub)[0][0]
+    report: dict[str, Any] = {
+        "public_cases": len(pub.y),
+        "public_types": {t.value: int((pub.y == i).sum()) for i, t in enumerate(TYPE_ORDER)},
+        "grid": {r.label(): round(transfer_score(v), 4) for r, v in grid.items()},
+        "tried": tried,
+        "ship": best is not None,
+        "choice": {"features": shown.features, "l2": shown.l2, "public": shown.public},
+    }
+    report["previous"], old = _figures(dev, pub, previous, seeds)
+    report["chosen"], base = _figures(dev, pub, shown, seeds)
+    report["paired"] = paired_difference(
+        (base.argmax(-1) == dev.y).mean(axis=0), (old.argmax(-1) == dev.y).mean(axis=0)
+    )
+    curve = coverage_curve(np.tile(dev.y, len(seeds)), base.reshape(-1, base.shape[-1]),
+                           [round(t, 2) for t in np.arange(0.2, 0.85, 0.05)])  # fmt: skip
+    report["coverage"] = curve
+    report["threshold"] = choose_threshold(curve)
+    return report
+
+
+def paired_difference(new: np.ndarray, old: np.ndarray) -> dict[str, float]:
+    """Mean per-case accuracy difference (new − old, each averaged over seeds) and its
+    standard error over cases: the noise yardstick of the typed_dev CV comparison."""
+    diff = new - old
+    return {"mean": float(diff.mean()), "se": float(diff.std(ddof=1) / np.sqrt(len(diff)))}
+
+
+def _row(label: str, figures: Mapping[str, Any]) -> str:
+    per = "".join(f"{v:7.2f}" for v in figures["per_type"].values())
+    return (f"  {label:34s}{per}{figures['accuracy']:7.3f}{figures['balanced']:7.3f}"
+            f"{figures['paper_weighted']:7.3f}")  # fmt: skip
+
+
+def print_transfer(report: Mapping[str, Any]) -> None:
+    heads = "".join(f"{t.value[:6]:>7s}" for t in TYPE_ORDER)
+    print(f"public-provenance cases: {report['public_cases']} {report['public_types']}")
+    print(f"  {'(per-type accuracy)':34s}{heads}{'acc':>7s}{'bal':>7s}{'paperw':>7s}")
+    for name in ("previous", "chosen"):
+        part = report[name]
+        print(f"{name}: {part['recipe']} (cross-source criterion {part['transfer']:.3f})")
+        for direction, figures in part["cross_source"].items():
+            print(_row(f"cross {direction}", figures))
+            majority = figures["majority"]
+            print(
+                f"    majority class ({majority['type']}) on the same cases: {majority['accuracy']:.3f}"
+            )
+        for direction, figures in part["cross_source_prior"].items():
+            print(_row(f"cross {direction} α=1", figures))
+        for alpha, figures in part["typed_dev_cv"].items():
+            print(_row(f"typed_dev CV {alpha}", figures))
+    paired = report["paired"]
+    print(
+        f"typed_dev CV, chosen − previous per case: {paired['mean']:+.3f} ± {paired['se']:.3f} (SE)"
+    )
+    print("threshold  coverage  accuracy (chosen, typed_dev CV)")
+    for row in report["coverage"]:
+        print(f"{row['threshold']:9.2f}{row['coverage']:10.3f}{row['accuracy']:10.3f}")
+    print(f"abstention threshold: {report['threshold']:.2f}; chosen: {report['choice']}")
+    for row in report["tried"]:
+        print(f"  tried {row['recipe']}: transfer {row['transfer']:.3f}, typed_dev CV "
+              f"{row['mean']:+.3f} ± {row['se']:.3f} against the previous recipe")  # fmt: skip
+    verdict = "ships" if report["ship"] else "does NOT ship (no recipe met both conditions)"
+    print(f"the chosen recipe {verdict}")
+
+
+def fit_final(
+    dev: CaseRows,
+    pub: CaseRows,
+    report: Mapping[str, Any],
+    probe: SubjectivityProbe,
+    model_id: str,
+    *,
+    alpha: float = 0.0,
+) -> TypeModel:
+    """The chosen recipe fitted on typed_dev and (when it says so) the public cases, rows
+    weighted by `row_weights`; α·log(π_paper / π_train) folded into the bias."""
+    chosen = report["choice"]
+    recipe = Recipe(chosen["features"], float(chosen["l2"]), bool(chosen["public"]))
+    cols = recipe.columns()
+    x, y, sources = dev.x[:, cols], dev.y, sources_of(dev)
+    if recipe.public:
+        x, y = np.vstack([x, pub.x[:, cols]]), np.concatenate([y, pub.y])
+        sources = sources + sources_of(pub)
+    fitted = fit(x, y, sources, recipe.l2)
+    names = RECIPE_SETS[recipe.features]
+    reads_probe = any(name in EMBEDDING for name in names)
+    return TypeModel(
+        model_id,
+        tuple(names),
+        TYPE_ORDER,
+        fitted.mean,
+        fitted.scale,
+        fitted.w,
+        fitted.b + prior_shift(alpha, y),
+        float(report["threshold"]),
+        probe if reads_probe else None,
+    )

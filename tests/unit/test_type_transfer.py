@@ -1,0 +1,139 @@
+"""Public-provenance typed cases, cross-source weighting and the CONFLICTS prior shift."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from conflictdesk.analysis.typing_features import FEATURE_NAMES
+from conflictdesk.training import type_public as tp
+from conflictdesk.training.claims import ramdocs_half
+from conflictdesk.training.type_transfer import (
+    PAPER_PRIOR,
+    Recipe,
+    cross_source,
+    prior_shift,
+    row_weights,
+    scores,
+)
+from conflictdesk.training.types import CaseRows
+from conflictdesk.types import ConflictType
+
+
+def _doc(kind: str, answer: str) -> dict:
+    return {"text": f"A page that gives {answer}.", "type": kind, "answer": answer}
+
+
+def test_ramdocs_type_reads_provenance_only():
+    one = {"gold_answers": ["Paris"], "documents": [_doc("correct", "Paris"), _doc("noise", "")]}
+    assert tp.ramdocs_type(one) == "no_conflict"
+    planted = {**one, "documents": [*one["documents"], _doc("misinfo", "Lyon")]}
+    assert tp.ramdocs_type(planted) == "misinformation"
+    ambiguous = {
+        "gold_answers": ["1993", "2012"],
+        "documents": [_doc("correct", "1993"), _doc("correct", "2012")],
+    }
+    assert tp.ramdocs_type(ambiguous) == "complementary"
+    # the same answer written two ways is one answer, not two
+    same = {"gold_answers": ["3,559"], "documents": [_doc("correct", "3,559"),
+                                                     _doc("correct", "3,559 people")]}  # fmt: skip
+    assert tp.ramdocs_type(same) == "no_conflict"
+    assert tp.ramdocs_type({"gold_answers": [], "documents": [_doc("noise", "")]}) is None
+
+
+def _write_gz(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(r) + "\n" for r in rows)
+
+
+def _tiny_root(tmp_path: Path) -> tuple[Path, list[str]]:
+    persp = [
+        {"question": "Claim one", "passage_a": f"Support {i}", "passage_b": f"Undermine {i}",
+         "stance_a": "SUPPORT", "stance_b": "UNDERMINE", "claim_id": 1} for i in range(3)
+    ]  # fmt: skip
+    _write_gz(tmp_path / "perspectrum" / "pairs_train.jsonl.gz", persp)
+    cqa = [
+        {"question": "Is it so?", "passage_a": f"Yes text {i}", "passage_b": f"No text {i}",
+         "answer_a": "It is so.", "answer_b": "It is not so."} for i in range(2)
+    ]  # fmt: skip
+    _write_gz(tmp_path / "conflictqa_strategyqa" / "pairs_train.jsonl.gz", cqa)
+    questions = [f"Which city is number {i}?" for i in range(40)]
+    train_q = [q for q in questions if ramdocs_half(q) == "train"]
+    eval_q = [q for q in questions if ramdocs_half(q) == "eval"]
+    rows = [{"question": q, "gold_answers": ["Paris"], "documents": [_doc("correct", "Paris")]}
+            for q in train_q[:2] + eval_q[:2]]  # fmt: skip
+    (tmp_path / "ramdocs").mkdir()
+    (tmp_path / "ramdocs" / "dev.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    qacc = {"annotation_task_id": 7, "question": "When?", "contexts": ["Ctx A", "Ctx B"],
+            "sources": ["a.org", "b.org"], "firstAnswer": "Monday", "firstContext": "['A']",
+            "secondAnswerExist": "B"}  # fmt: skip
+    (tmp_path / "qacc").mkdir()
+    (tmp_path / "qacc" / "train.jsonl").write_text(json.dumps(qacc) + "\n")
+    return tmp_path, eval_q[:2]
+
+
+def test_public_cases_use_training_parts_only(tmp_path):
+    root, eval_questions = _tiny_root(tmp_path)
+    cases = tp.public_cases(root)
+    kinds = {(tp.source_of(c.id), c.gold) for c in cases}
+    assert ("perspectrum", ConflictType.CONFLICTING_OPINIONS) in kinds
+    assert ("qacc", ConflictType.NO_CONFLICT) in kinds
+    assert ("conflictqa", ConflictType.NO_CONFLICT) in kinds
+    assert sum(tp.source_of(c.id) == "ramdocs" for c in cases) == 2
+    assert not {c.query for c in cases} & set(eval_questions)  # RAMDocs EVAL half never read
+    opinion = next(c for c in cases if c.gold is ConflictType.CONFLICTING_OPINIONS)
+    texts = " ".join(p.text for p in opinion.passages)
+    assert "Support" in texts and "Undermine" in texts  # both sides present
+    assert tp.public_cases(root) == cases  # stable choice
+    assert tp.source_of("d-outdated-3") == "typed_dev"
+
+
+def test_row_weights_equal_per_type_and_source():
+    y = np.array([0, 0, 0, 1, 1, 2])
+    sources = ["a", "a", "b", "a", "a", "b"]
+    w = row_weights(y, sources)
+    assert math.isclose(w.sum(), len(y))
+    totals = [w[y == t].sum() for t in (0, 1, 2)]
+    assert np.allclose(totals, totals[0])
+    assert math.isclose(w[0] + w[1], w[2])  # type 0: source a and source b weigh the same
+
+
+def test_prior_shift_follows_paper_table2():
+    assert np.allclose(PAPER_PRIOR, np.array([161, 115, 115, 62, 5]) / 458)
+    trained = np.array([0, 1, 2, 3, 4])
+    shift = prior_shift(1.0, trained)
+    assert math.isclose(shift[0], math.log((161 / 458) / 0.2))
+    assert shift[4] < -2.5 < shift[3] < 0 < shift[0]
+    assert np.allclose(prior_shift(0.0, trained), 0.0)
+    missing = prior_shift(1.0, np.array([0, 1, 2, 4]))
+    assert missing[3] == 0.0 and math.isclose(missing[0], math.log((161 / 458) / 0.25))
+
+
+def test_scores_majority_and_paper_weighting():
+    gold = np.array([0, 0, 0, 1])
+    pred = np.array([0, 0, 1, 1])
+    figures = scores(gold, pred)
+    assert figures["majority"] == {"type": "no_conflict", "accuracy": 0.75}
+    assert math.isclose(figures["balanced"], (2 / 3 + 1) / 2)
+    expected = (161 * 2 / 3 + 115 * 1) / (161 + 115)
+    assert math.isclose(figures["paper_weighted"], expected)
+
+
+def _rows(prefix: str, n: int, shift: float) -> CaseRows:
+    rng = np.random.default_rng(len(prefix))
+    y = np.arange(n) % 5
+    x = rng.normal(size=(n, len(FEATURE_NAMES))) * 0.1
+    x[np.arange(n), y] += 1.0 + shift  # features 0-4 carry the type in both sources
+    return CaseRows(tuple(f"{prefix}{i}" for i in range(n)), x, y, y.copy())
+
+
+def test_cross_source_learns_a_shared_signal():
+    dev, pub = _rows("d-x-", 50, 0.0), _rows("pub-ramdocs-", 50, 0.05)
+    figures = cross_source(dev, pub, Recipe("measured", 1.0, True))
+    assert figures["public->typed_dev"]["accuracy"] > 0.9
+    assert figures["typed_dev->public"]["balanced"] > 0.9
