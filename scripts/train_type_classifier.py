@@ -56,6 +56,13 @@ def parse_args() -> argparse.Namespace:
         default=0.0,
         help="shift the fitted model by alpha*log(CONFLICTS prior / training prior) (default 0)",
     )
+    parser.add_argument(
+        "--cv-floor",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="also require typed_dev CV within one SE of the previous recipe (default: off; "
+        "the cross-source check and the majority class decide)",
+    )
     return parser.parse_args()
 
 
@@ -76,7 +83,7 @@ def main() -> int:
             public_cases(data_root()), backends, args.work / "public_evidence.pkl"
         )
         public_rows = case_rows(public, probe)
-        report = evaluate_transfer(rows, public_rows)
+        report = evaluate_transfer(rows, public_rows, cv_floor=args.cv_floor)
         report["prior_alpha"] = args.prior_alpha
         print_transfer(report)
         model = fit_final(rows, public_rows, report, probe, NAME, alpha=args.prior_alpha)
