@@ -4,6 +4,10 @@ The tagger is the NLI cross-encoder with premise = passage and hypothesis = the 
 `claims.py` derives from the query (the query itself, the declarative form of a yes/no
 question, or the leading candidate answer of a wh-question).
 
+The query's acronyms are first spelled out as the passages spell them ("CEO" becomes "chief
+executive officer" when that is what the passages write, `text.spell_out_acronyms`), so the
+subject, the relation words and the claim do not depend on which of the two the question uses.
+
 Topicality first, hybrid like the retriever: the mean of two ratios to the best passage,
 dense (embedding cosine with the query, when the pipeline gives it) and lexical (the share of
 the query's idf-weighted content words the passage contains); lexical alone without
@@ -121,6 +125,7 @@ def tag_passages(
     cache: JudgmentCache | None = None,
 ) -> Tagging:
     """Tag every passage against the claim derived from `query` (module docstring rule)."""
+    query = tx.spell_out_acronyms(query, [f"{p.title or ''}. {p.text}" for p in passages])
     idf = tx.idf_weights([p.text for p in passages])
     topical = topicality(lexical_similarity(query, passages, idf))
     if similarity is not None:

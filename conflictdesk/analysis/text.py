@@ -139,3 +139,34 @@ def clip_words(text: str, anchor: str | None = None, limit: int = 60) -> str:
             start = max(len(text[:position].split()) - limit // 2, 0)
             start = min(start, len(tokens) - limit)
     return " ".join(tokens[start : start + limit])
+
+
+ACRONYM = re.compile(r"\b[A-Z]{3,6}\b")
+
+
+def spelled_out(acronym: str, texts: Sequence[str]) -> str | None:
+    """The run of words in `texts` whose initials spell `acronym` ("chief executive officer"
+    for CEO), the most frequent one; None when no text spells it or a text uses the acronym
+    itself (then the texts share the question's wording)."""
+    if any(re.search(rf"\b{acronym}\b", text) for text in texts):
+        return None
+    size, initials = len(acronym), acronym.lower()
+    runs: Counter[str] = Counter()
+    for text in texts:
+        tokens = re.findall(r"[A-Za-z][a-z'\-]*", text)
+        for start in range(len(tokens) - size + 1):
+            run = tokens[start : start + size]
+            if "".join(t[0] for t in run).lower() == initials:
+                runs[" ".join(t.lower() for t in run)] += 1
+    return runs.most_common(1)[0][0] if runs else None
+
+
+def spell_out_acronyms(query: str, texts: Sequence[str]) -> str:
+    """`query` with each acronym (3–6 capitals) replaced by the words the texts spell it
+    with, so "Who is the CEO of X?" reads like "Who is the chief executive officer of X?"
+    when the passages say the latter; acronyms the texts do not spell out stay."""
+    expansions = {a: spelled_out(a, texts) for a in set(ACRONYM.findall(query))}
+    for acronym, words in expansions.items():
+        if words:
+            query = re.sub(rf"\b{acronym}\b", words, query)
+    return query

@@ -123,7 +123,7 @@ def type_features(ev: Evidence, probe: SubjectivityProbe | None = None) -> dict[
         "yes_no": float(ev.tagging.frame.form is not QueryForm.WH),
         **question_features(ev.query),
         **_answer_features(answers),
-        **_dissent_features(answers, tags),
+        **_dissent_features(answers, tags, (ev.tagging.frame.leading or "").lower()),
         **_nli_features(on_topic, tags, ev.score),
         **_pair_features(ev),
         **_time_features(on_topic, answers),
@@ -188,14 +188,17 @@ def _answer_features(answers: dict[int, str]) -> dict[str, float]:
     }
 
 
-def _dissent_features(answers: dict[int, str], tags: dict[int, PassageTag]) -> dict[str, float]:
+def _dissent_features(
+    answers: dict[int, str], tags: dict[int, PassageTag], leading: str
+) -> dict[str, float]:
     """Mean NLI contradiction and neutral probability of the passages that hold another
-    answer than the most common one: a contradicting dissent is a conflict, a neutral one
-    may be a compatible answer."""
+    answer than the most common one (on a tie the leading answer, then the first in
+    alphabetical order, never the order of the packet): a contradicting dissent is a
+    conflict, a neutral one may be a compatible answer."""
     counts = Counter(answers.values())
     if len(counts) < 2:
         return {"dissent_contradiction": 0.0, "dissent_neutral": 0.0}
-    common = counts.most_common(1)[0][0]
+    common = min(counts, key=lambda a: (-counts[a], a != leading, a))
     dissent = [tags[pid] for pid, answer in answers.items() if answer != common]
     n = len(dissent)
     return {

@@ -174,3 +174,38 @@ def test_date_stamps_and_entities_repeating_the_question_are_not_answers():
     found = passage_answer("Who played the original Roman?", "entity", ranked, set())
     assert found is not None and found[1] == "Josh Taylor"
     assert passage_answer("When was it?", "date", ["May 19, 2023 ..."]) is None
+
+
+def test_what_is_followed_by_the_subject_asks_for_a_description():
+    assert answer_kind("What is brellium used for in engines?") == "sentence"
+    assert answer_kind("What is brellium?") == "sentence"
+    assert answer_kind("What is the density of brellium?") == "any"
+    assert answer_kind("What is Tarnwick's population?") == "any"
+
+
+def test_any_kind_answers_take_the_span_most_passages_share():
+    texts = [
+        "Mount Korrin crowns the Dask range at 1,950 metres.",
+        "Within the Dask chain, Mount Korrin (1,950 m) stands alone.",
+        "The path to the 1,950-metre top of Mount Korrin leaves from Ferro camp.",
+        "Mount Korrin is 3,300 metres high, a blog claims.",
+    ]
+    passages = [Passage(i, t) for i, t in enumerate(texts)]
+    ranked = {p.id: [p.text] for p in passages}
+    topical = {p.id: 1.0 for p in passages}
+    frame, answers = frame_query(
+        "What is the elevation of Mount Korrin?", passages, ranked, topical
+    )
+    assert frame.leading == "1,950 metres"
+    assert [c.passage_ids for c in frame.candidates] == [(0, 1, 2), (3,)]
+    assert answers[1][0] == "1,950 metres"  # not "Dask", the name nearest the subject
+
+
+def test_a_span_few_passages_share_does_not_replace_the_nearest_one():
+    texts = ["Tarnwick Mills is led by Ada Brell since 2019.", "Tarnwick Mills hired Ivo Sand."]
+    passages = [Passage(i, t) for i, t in enumerate(texts)]
+    ranked = {p.id: [p.text] for p in passages}
+    _, answers = frame_query(
+        "What is the head of Tarnwick Mills?", passages, ranked, {0: 1.0, 1: 1.0}
+    )
+    assert answers[0][0] == "Ada Brell" and answers[1][0] == "Ivo Sand"

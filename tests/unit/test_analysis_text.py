@@ -49,3 +49,16 @@ def test_specificity_counts_numbers_and_entities_per_content_word():
     # one number and one entity over five content words
     assert tx.specificity("Mount Ysolde rises 2841 metres") == 2 / 5
     assert tx.specificity("") == 0.0
+
+
+def test_acronyms_are_spelled_out_as_the_passages_spell_them():
+    texts = ["Tarnwick Mills named Ada Brell its chief financial officer in May."]
+    assert (
+        tx.spell_out_acronyms("Who is the CFO of Tarnwick Mills?", texts)
+        == "Who is the chief financial officer of Tarnwick Mills?"
+    )
+    assert tx.spell_out_acronyms("Who is the CTO of Tarnwick Mills?", texts) == (
+        "Who is the CTO of Tarnwick Mills?"
+    )  # nothing spells it out
+    both = texts + ["The CFO left Tarnwick Mills."]
+    assert tx.spell_out_acronyms("Who is the CFO?", both) == "Who is the CFO?"  # used as is

@@ -121,3 +121,18 @@ def test_evidence_cache_runs_each_case_once_and_reruns_after_a_change(tmp_path):
     assert cached_evidence([changed], backends, path, log=lambda _: None)[0].evidence.query == (
         "How many people live in Arlen?"
     )
+
+
+def test_dissent_on_a_tie_is_read_against_the_leading_answer_not_packet_order():
+    from conflictdesk.analysis.types import PassageTag
+    from conflictdesk.analysis.typing_features import _dissent_features
+    from conflictdesk.types import Tag
+
+    tags = {
+        3: PassageTag(3, Tag.SUPPORT, 0.7, 0.7, 0.2, 0.1),
+        4: PassageTag(4, Tag.IRRELEVANT, 0.8, 0.05, 0.8, 0.15),
+    }
+    in_order = _dissent_features({3: "bones", 4: "vision"}, tags, "bones")
+    reversed_order = _dissent_features({4: "vision", 3: "bones"}, tags, "bones")
+    assert in_order == reversed_order
+    assert in_order["dissent_neutral"] == 0.8  # the dissent is passage 4, not the leader
