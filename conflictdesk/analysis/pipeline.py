@@ -32,7 +32,7 @@ from conflictdesk.analysis.pairs import detect_pairs
 from conflictdesk.analysis.resolve import AuthorityTable, resolve
 from conflictdesk.analysis.tag import tag_passages
 from conflictdesk.analysis.type_model import TypeModel, load_type_model
-from conflictdesk.analysis.types import Analysis
+from conflictdesk.analysis.types import Analysis, ConflictVerdict
 from conflictdesk.backends.base import Backends, Embedder, JudgmentCache
 from conflictdesk.backends.manifest import models_dir
 from conflictdesk.errors import ConflictDeskError, UsageError
@@ -126,6 +126,32 @@ def _type_model(opts: AnalysisOptions) -> TypeModel | None:
     return opts.type_model or default_type_model()
 
 
+def probe_mismatch(model: TypeModel | None, embedder_id: str) -> str | None:
+    """Why the type model cannot read this embedder's vectors (its subjectivity probe was
+    trained on another embedder's), or None when it can."""
+    if model is None or model.probe is None:
+        return None
+    if embedder_id.split("@", 1)[0] == model.probe.embedder:
+        return None
+    return f"type model {model.model_id} reads {model.probe.embedder} vectors, not {embedder_id}"
+
+
+def _classify(query, packet, tagging, clusters, score, detection, *, opts, llm, cache, vectors,
+              query_vector, embedder_id: str) -> ConflictVerdict:  # fmt: skip
+    """The classify stage; the rule classifier, saying why, when the type model cannot read
+    the configured embedder's vectors."""
+    model = _type_model(opts) if llm is None else None
+    why_not = probe_mismatch(model, embedder_id)
+    verdict = classify_conflict(
+        query, packet, tagging, clusters, score, detection, llm=llm, cache=cache,
+        tau=opts.tau, type_model=None if why_not else model, vectors=vectors,
+        query_vector=query_vector,
+    )  # fmt: skip
+    if why_not:
+        return dataclasses.replace(verdict, method=f"{verdict.method} ({why_not})")
+    return verdict
+
+
 def with_relevance(
     passages: Sequence[Passage], similarity: dict[int, float]
 ) -> tuple[list[Passage], str]:
@@ -212,19 +238,19 @@ def analyze(
     )
     verdict = run.stage(
         "classify",
-        lambda: classify_conflict(
+        lambda: _classify(
             query,
             packet_passages,
             tagging,
             clusters,
             score,
             detection,
+            opts=opts,
             llm=llm,
             cache=cache,
-            tau=opts.tau,
-            type_model=_type_model(opts) if llm is None else None,
             vectors={p.id: v for p, v in zip(scored, vectors, strict=True)},
             query_vector=query_row[0],
+            embedder_id=str(getattr(backends.embedder, "model_id", "")),
         ),
     )
     resolution = run.stage(
