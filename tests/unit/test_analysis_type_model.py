@@ -48,7 +48,13 @@ def _evidence(rows, dates, query="What is the population of Arlen?", form=QueryF
     tagging = Tagging(ClaimFrame(query, form, "h", leading=rows[0][2]), tags, "t")
     clusters = [Cluster(0, tuple(p.id for p in passages), S, 1.0)]
     score = conflict_score(tags, clusters)
-    return Evidence(query, passages, tagging, clusters, score, PairDetection((), 0.7, "m"))
+    # Unit vectors of the probe's width: the shipped model may read embedding features.
+    rng = np.random.default_rng(len(rows))
+    unit = rng.normal(size=(len(passages) + 1, 384))
+    unit /= np.linalg.norm(unit, axis=1, keepdims=True)
+    vectors = {p.id: unit[i] for i, p in enumerate(passages)}
+    detection = PairDetection((), 0.7, "m")
+    return Evidence(query, passages, tagging, clusters, score, detection, vectors, unit[-1])
 
 
 def test_dates_that_separate_the_answers_are_measured():
@@ -103,7 +109,7 @@ def test_classify_conflict_uses_the_model_when_given_one():
     ev = _evidence([(0, S, "4,200", "Arlen had 4,200.")], [None])
     verdict = classify_conflict(
         ev.query, ev.packet, ev.tagging, ev.clusters, ev.score, ev.detection,
-        type_model=default_type_model(),
+        type_model=default_type_model(), vectors=ev.vectors, query_vector=ev.query_vector,
     )  # fmt: skip
     assert verdict.method.startswith("model:")
 
