@@ -99,7 +99,6 @@ class CT2CrossEncoder:
 
     def _load(self) -> None:
         import ctranslate2
-        from tokenizers import Tokenizer
 
         for name in ("model.bin", "tokenizer.json", "head.npz", "nli_config.json"):
             if not (self.model_dir / name).exists():
@@ -118,16 +117,22 @@ class CT2CrossEncoder:
             str(self.model_dir), device=device, compute_type=compute_type,
             intra_threads=self.threads,
         )  # fmt: skip
+        self._load_tokenizers()
+        log.info("loaded %s on %s (%s)", self.model_id, device, compute_type)
+
+    def _load_tokenizers(self) -> None:
+        """The windowing tokenizer (truncates the premise with overlap) and a plain one: two,
+        so that no call mutates shared truncation state."""
+        from tokenizers import Tokenizer
+
         max_length = int(self._max_length_override or self.config["max_length"])
         stride = min(int(self.config.get("stride", 64)), max_length // 4)
-        # Two tokenizers so that no call mutates shared truncation state.
         self._tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(max_length, stride=stride, strategy="only_first")
         self._plain_tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
         self._plain_tokenizer.no_padding()
         self._plain_tokenizer.no_truncation()
-        log.info("loaded %s on %s (%s)", self.model_id, device, compute_type)
 
     def _check_config(self) -> None:
         labels = self.config.get("labels")

@@ -52,7 +52,6 @@ class OnnxCrossEncoder(CT2CrossEncoder):
 
     def _load(self) -> None:
         import onnxruntime
-        from tokenizers import Tokenizer
 
         for name in (MODEL_FILE, "tokenizer.json", CONFIG_FILE):
             if not (self.model_dir / name).exists():
@@ -67,14 +66,7 @@ class OnnxCrossEncoder(CT2CrossEncoder):
             str(self.model_dir / MODEL_FILE), options, providers=onnx_providers(self.device)
         )
         self._check_signature()
-        max_length = int(self._max_length_override or self.config["max_length"])
-        stride = min(int(self.config.get("stride", 64)), max_length // 4)
-        self._tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
-        self._tokenizer.no_padding()
-        self._tokenizer.enable_truncation(max_length, stride=stride, strategy="only_first")
-        self._plain_tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
-        self._plain_tokenizer.no_padding()
-        self._plain_tokenizer.no_truncation()
+        self._load_tokenizers()
         self._pad_id = self._plain_tokenizer.token_to_id("<pad>") or 1
         self._encoder = self._session  # marks the back-end as loaded
         log.info("loaded %s with %s", self.model_id, self._session.get_providers()[0])

@@ -134,16 +134,10 @@ class MPNetRun(nli_train.Run):
             nli_train.save_atomic(state, self.work / "best.pt")
 
     def train_step(self, index: list[int], loss_fn) -> float:
-        import torch
 
         started = time.process_time()
         loss = loss_fn(self.model(*collate(self.encoded, index)), self.labels[index])
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
-        self.optim.step()
-        self.sched.step()
-        self.optim.zero_grad(set_to_none=True)
-        self.step += 1
+        self.apply(loss)
         if self.args.log_step_cost:
             width = max(len(self.encoded[i][0]) for i in index)
             cpu_s = time.process_time() - started

@@ -271,19 +271,24 @@ class Run:
         save_atomic(state, self.work / "ckpt.pt")
 
     def train_step(self, index: list[int], loss_fn) -> float:
-        import torch
 
         ids, types, mask = collate(self.encoded, index)
         with autocast(self.args.bf16):
             logits = self.model(ids, types, mask)
         loss = loss_fn(logits.float(), self.labels[index])
+        self.apply(loss)
+        return loss.item()
+
+    def apply(self, loss) -> None:
+        """Backward pass, gradient clipping at 1.0, one optimiser and schedule step."""
+        import torch
+
         loss.backward()
         torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
         self.optim.step()
         self.sched.step()
         self.optim.zero_grad(set_to_none=True)
         self.step += 1
-        return loss.item()
 
     def after_step(self, running: float, rate: float) -> None:
         args = self.args
