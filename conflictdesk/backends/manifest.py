@@ -115,7 +115,9 @@ class Manifest:
 def entry_for(
     name: str, role: str, path: Path, *, licence: str, source: str, rebuild: str, base: Path
 ) -> ModelEntry:
-    """Build an entry for a file or a folder, hashing every file it contains."""
+    """Build an entry for a file or a folder, hashing every file it contains; a relative
+    `path` is taken from the working directory, and stored relative to `base`."""
+    path, base = path.resolve(), base.resolve()
     files = sorted(p for p in ([path] if path.is_file() else path.rglob("*")) if p.is_file())
     rel = lambda p: str(p.relative_to(base)) if p.is_relative_to(base) else str(p)
     return ModelEntry(

@@ -226,3 +226,17 @@ def test_model_id_changes_with_the_weights_so_caches_never_serve_old_judgments(m
     first = next(iter(entry.files))
     rebuilt = dataclasses.replace(entry, files={**entry.files, first: "0" * 64})
     assert rebuilt.version != entry.version
+
+
+def test_entry_for_a_relative_folder_is_stored_relative_to_the_models_folder(
+    tmp_path, monkeypatch
+):
+    base = tmp_path / "models"
+    (base / "nli").mkdir(parents=True)
+    (base / "nli" / "model.bin").write_bytes(b"weights")
+    monkeypatch.chdir(tmp_path)
+    entry = entry_for(
+        "m", "nli", Path("models/nli"), licence="MIT", source="t", rebuild="r", base=base
+    )
+    assert entry.path == "nli"
+    assert list(entry.files) == ["nli/model.bin"]

@@ -3,23 +3,33 @@ the classify stage runs the rule classifier and its method says why."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from conflictdesk.analysis.evidence_signals import SubjectivityProbe
 from conflictdesk.analysis.pipeline import default_type_model, probe_mismatch
 
 
-def test_probe_mismatch_names_both_embedders():
-    model = default_type_model()
-    if model.probe is None:  # a model without the probe reads any embedder
-        assert probe_mismatch(model, "fake-embedder") is None
-        return
-    assert probe_mismatch(model, f"{model.probe.embedder}@0123abcd") is None
+def _with_probe(embedder: str | None):
+    probe = None if embedder is None else SubjectivityProbe(embedder, np.zeros(4), 0.0)
+    return dataclasses.replace(default_type_model(), probe=probe)
+
+
+def test_probe_of_the_same_embedder_matches_whatever_its_digest():
+    model = _with_probe("minilm-l6-embedder-int8")
+    assert probe_mismatch(model, "minilm-l6-embedder-int8@0123abcd") is None
+    assert probe_mismatch(model, "minilm-l6-embedder-int8") is None
+
+
+def test_probe_of_another_embedder_names_both():
+    model = _with_probe("minilm-l6-embedder-int8")
     why = probe_mismatch(model, "fake-embedder")
-    assert why and model.probe.embedder in why and "fake-embedder" in why
+    assert why is not None
+    assert "minilm-l6-embedder-int8" in why and "fake-embedder" in why
+    assert model.model_id in why
 
 
-def test_no_model_or_no_probe_never_mismatches():
-    assert probe_mismatch(None, "anything") is None
-    probe = SubjectivityProbe("minilm", np.zeros(4), 0.0)
-    assert float(probe.score(np.zeros(4))[0]) == 0.5
+def test_no_model_or_no_probe_reads_any_embedder():
+    assert probe_mismatch(None, "fake-embedder") is None
+    assert probe_mismatch(_with_probe(None), "fake-embedder") is None
