@@ -90,6 +90,12 @@ class OnnxEmbedder:
         self._load()
         return list(self._session.get_providers())
 
+    @property
+    def tokenizer(self) -> Any:
+        """The `tokenizers.Tokenizer` in use, truncating at `max_length` (loads the model)."""
+        self._load()
+        return self._tokenizer
+
     def _load(self) -> None:
         if self._session is not None:
             return

@@ -68,7 +68,8 @@ def _run_part(part: str, options: SuiteOptions, settings: Any, work: Path) -> An
     if part == "ingest":
         from conflictdesk.benchmarks.ingest import ingest_benchmark
 
-        return ingest_benchmark(work / "ingest", quick=options.quick, threads=options.threads)
+        return ingest_benchmark(work / "ingest", quick=options.quick, threads=options.threads,
+                                repeats=options.repeats)  # fmt: skip
     if part == "search":
         from conflictdesk.benchmarks.search import time_search
 

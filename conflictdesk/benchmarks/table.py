@@ -15,10 +15,27 @@ def _ingest_rows(ingest: dict) -> list[tuple[str, str]]:
         ("ingest incl. embedding (~150-word passages)",
          (f"{rate['passages_per_s']} passages/s wall, {rate.get('passages_per_cpu_s')} per "
          f"CPU-second ({rate['passages']} passages), peak {rate['peak_mb']} MB")),
+        *_ceiling_rows(ingest.get("ceiling"), rate),
         (f"ingest peak memory, {folder['files']}-file folder (embedded)",
          f"{folder['peak_mb']} MB ({folder['passages_per_s']} passages/s)"),
         (f"ingest peak memory, one {big['megabytes']:g} MB file (not embedded)",
          f"{big['peak_mb']} MB ({big['seconds']} s)"),
+    ]  # fmt: skip
+
+
+def _ceiling_rows(ceiling: Any, rate: dict) -> list[tuple[str, str]]:
+    """The embedder alone and the CPU's bound, beside the ingest rate (when measured)."""
+    if not isinstance(ceiling, dict):
+        return []
+    share = rate.get("passages_per_cpu_s", 0) / ceiling["embedder_passages_per_cpu_s"]
+    return [
+        ("embedder alone, same passages (ingest / embedder per CPU-second)",
+         f"{ceiling['embedder_passages_per_cpu_s']} passages per CPU-second ({share:.0%})"),
+        ("embedder bound on this CPU (int8 matmul rate, multiply-adds alone)",
+         (f"{ceiling['max_passages_per_s']} passages/s on {ceiling.get('cores', 2)} cores: "
+          f"{ceiling['int8_gmacs_per_passage']} G int8 MACs/passage at "
+          f"{ceiling['int8_gmacs_per_cpu_s']} G/CPU-s, {ceiling['fp32_gmacs_per_passage']} G "
+          f"fp32 at {ceiling['fp32_gmacs_per_cpu_s']} G/CPU-s")),
     ]  # fmt: skip
 
 

@@ -23,6 +23,15 @@ SUMMARY = {
                "cross_encoder_vs_llm_per_pair": 20.0,
                "torch_fp32": {"not_measured": "torch not installed"}},
     "cli": {"median_s": 0.4},
+    "ingest": {
+        "rate": {"passages_per_s": 50.0, "passages_per_cpu_s": 27.0, "passages": 450,
+                 "peak_mb": 170.0},
+        "ceiling": {"embedder_passages_per_cpu_s": 30.0, "max_passages_per_s": 74.0,
+                    "cores": 2, "int8_gmacs_per_passage": 1.835, "int8_gmacs_per_cpu_s": 80.0,
+                    "fp32_gmacs_per_passage": 0.144, "fp32_gmacs_per_cpu_s": 37.0},
+        "folder": {"files": 300, "peak_mb": 185.0, "passages_per_s": 55.0},
+        "big_file": {"megabytes": 50.0, "peak_mb": 246.0, "seconds": 16.0},
+    },
 }  # fmt: skip
 
 
@@ -67,6 +76,8 @@ def test_table_rows_come_from_the_summary():
     assert "every pair 9.0 s; gate (default) 3.0 s" in table and "3.0x the default" in table
     assert "40.0 pairs/s" in table and "20.0x faster" in table
     assert "torch not installed" in table
+    assert "30.0 passages per CPU-second (90%)" in table  # ingest's 27.0 beside the embedder's
+    assert "74.0 passages/s on 2 cores: 1.835 G int8 MACs/passage at 80.0 G/CPU-s" in table
 
 
 @pytest.mark.parametrize("readme", ["# Title\n", f"# T\n\n{BEGIN}\nold\n{END}\n\nafter\n"])
