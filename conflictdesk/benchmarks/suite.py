@@ -5,6 +5,7 @@ part is timed through the application layer or the back-ends the Desk loads."""
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -54,11 +55,15 @@ def run_suite(options: SuiteOptions) -> dict[str, Any]:
     settings = load_settings(threads=options.threads, device="cpu", data_dir=options.data_dir)
     summary: dict[str, Any] = {"quick": options.quick, "threads": options.threads,
                                "repeats": options.repeats}  # fmt: skip
+    # each part's 1-minute load average before and after it: how shared the machine was
+    loads: dict[str, list[float]] = summary.setdefault("load_average", {})
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for part in options.parts:
+            before = os.getloadavg()[0]
             summary[part] = _run_part(part, options, replace(settings, db_path=work / "b.db"),
                                       work)  # fmt: skip
+            loads[part] = [round(before, 2), round(os.getloadavg()[0], 2)]
     return summary
 
 

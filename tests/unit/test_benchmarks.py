@@ -67,6 +67,8 @@ def test_suite_without_data_says_what_was_not_measured(tmp_path, monkeypatch):
     monkeypatch.delenv("CONFLICTDESK_DATA", raising=False)
     summary = run_suite(SuiteOptions(quick=True, repeats=1, parts=("scoring",)))
     assert "not_measured" in summary["scoring"]
+    before, after = summary["load_average"]["scoring"]
+    assert before >= 0 and after >= 0
     json.dumps(summary)
 
 
