@@ -5,6 +5,7 @@ examples:
   .venv/bin/python scripts/bench.py --quick --parts search cli
   nice -n 10 .venv/bin/python scripts/bench.py --parts search --search-also 1000000
   .venv/bin/python scripts/bench.py --table-from bench.json --readme README.md
+  .venv/bin/python scripts/bench.py --parts models --torch-checkpoint .train/nli_cont2/best.pt
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="N",
         help="more search sizes, e.g. 1000000 (100k took 41 s to build on 2 cores)",
     )
+    parser.add_argument("--torch-checkpoint", type=Path, default=None,
+                        help="the NLI's fp32 scripts/train_nli.py best.pt (PyTorch ratio)")  # fmt: skip
     parser.add_argument("--out", type=Path, help="also write the JSON summary here")
     parser.add_argument("--table-from", type=Path, help="write the table from this JSON, no run")
     parser.add_argument("--readme", type=Path, help="replace the figures table in this file")
@@ -49,7 +52,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         options = SuiteOptions(quick=args.quick, threads=args.threads, repeats=args.repeats,
                                parts=tuple(args.parts), data_dir=args.data,
                                ask_real=args.ask_real,
-                               search_also=tuple(args.search_also))  # fmt: skip
+                               search_also=tuple(args.search_also),
+                               torch_checkpoint=args.torch_checkpoint)  # fmt: skip
         summary = run_suite(options)
         text = json.dumps(summary, indent=1)
         print(text)

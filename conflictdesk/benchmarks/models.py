@@ -5,10 +5,10 @@ scoring), all on the same claim × document pairs."""
 
 from __future__ import annotations
 
-import importlib.util
 import statistics
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from conflictdesk.backends.base import Backends
@@ -69,18 +69,19 @@ def llm_label_rate(threads: int, repeats: int) -> dict[str, Any]:
             "pairs_per_s": round(len(messages) / seconds, 2)}  # fmt: skip
 
 
-def torch_rate() -> dict[str, Any]:
-    """The same cross-encoder in PyTorch fp32: measured only where torch is installed."""
-    if importlib.util.find_spec("torch") is None:
-        return {"not_measured": "torch not installed"}
-    return {"not_measured": "torch is installed but the fp32 checkpoint is not shipped"}
-
-
-def models_benchmark(backends: Backends, threads: int, repeats: int) -> dict[str, Any]:
+def models_benchmark(
+    backends: Backends, threads: int, repeats: int, torch_checkpoint: Path | None = None
+) -> dict[str, Any]:
     """The cross-encoder's rate and the alternatives' rates as ratios to it."""
+    from conflictdesk.benchmarks.torch_nli import torch_fp32_rate
+
     ct2 = cross_encoder_rate(backends, repeats)
     llm = llm_label_rate(threads, repeats)
-    torch = torch_rate()
+    pairs = [(DOCUMENT, claim) for claim in CLAIMS] * 4
+    shipped = [scores.label for scores in backends.nli.classify(pairs)]
+    nli_dir = getattr(backends.nli, "model_dir", None)
+    torch = (torch_fp32_rate(torch_checkpoint, Path(nli_dir), pairs, shipped, threads, repeats)
+             if nli_dir is not None else {"not_measured": "the NLI back-end has no model folder"})  # fmt: skip
     out: dict[str, Any] = {"cross_encoder": ct2, "llm_per_pair": llm, "torch_fp32": torch}
     for name, other in (("llm_per_pair", llm), ("torch_fp32", torch)):
         if "pairs_per_s" in other:

@@ -27,6 +27,7 @@ class SuiteOptions:
     data_dir: Path | None = None
     ask_real: int = 2_000  # real (embedded) passages in the ask collections
     search_also: tuple[int, ...] = ()  # more search sizes, e.g. 1_000_000 (search part only)
+    torch_checkpoint: Path | None = None  # the NLI's fp32 best.pt, for the PyTorch ratio
 
     @property
     def search_sizes(self) -> list[int]:
@@ -93,7 +94,8 @@ def _model_part(part: str, options: SuiteOptions, settings: Any, work: Path) -> 
         from conflictdesk.benchmarks.models import models_benchmark
 
         backends = verified_backends(settings, ("nli",))
-        return models_benchmark(backends, options.threads, options.repeats)
+        return models_benchmark(backends, options.threads, options.repeats,
+                                options.torch_checkpoint)  # fmt: skip
     if part == "scoring":
         from conflictdesk.benchmarks.scoring import scoring_benchmark
 
