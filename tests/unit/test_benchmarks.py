@@ -78,6 +78,10 @@ def test_table_rows_come_from_the_summary():
     assert "every pair 9.0 s; gate (default) 3.0 s" in table and "3.0x the default" in table
     assert "40.0 pairs/s" in table and "20.0x faster" in table
     assert "torch not installed" in table
+    models = {**SUMMARY["models"], "cross_encoder_vs_torch_fp32": 2.0,
+              "torch_fp32": {"pairs_per_s": 20.0, "label_agreement_with_shipped": 1.0}}  # fmt: skip
+    row = "20.0 pairs/s; the int8 cross-encoder is 2.0x faster (same labels on 100% of the pairs)"
+    assert row in figures_table({**SUMMARY, "models": models})
     assert "30.0 passages per CPU-second (90%)" in table  # ingest's 27.0 beside the embedder's
     assert "74.0 passages/s on 2 cores: 1.835 G int8 MACs/passage at 80.0 G/CPU-s" in table
 
