@@ -2,7 +2,7 @@
 int8 ONNX in models/pair/, register it and report held-out figures beside the baselines.
 
     nice .venv/bin/python scripts/train_pair_detector.py    # train, export, register, report
-    nice .venv/bin/python scripts/train_pair_detector.py --layout emb4+nli6 --dry-run  # ablation
+    nice .venv/bin/python scripts/train_pair_detector.py --layout emb4 --dry-run  # ablation
     .venv/bin/python scripts/train_pair_detector.py --report-only  # report from the last metrics
 
 Features (conflictdesk/analysis/pair_features.py, shared with inference) are cached in
@@ -16,8 +16,9 @@ import json
 import time
 from pathlib import Path
 
-from conflictdesk.analysis.pair_features import EMBEDDING_LAYOUT, NLI_LAYOUT
+from conflictdesk.analysis.pair_features import EMBEDDING_LAYOUT
 from conflictdesk.training import pair_detector, pair_report
+from conflictdesk.training.pair_eval import LAYOUTS
 from conflictdesk.training.pair_model import TrainConfig
 
 
@@ -25,9 +26,11 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--layout",
-        choices=(EMBEDDING_LAYOUT, NLI_LAYOUT),
+        choices=LAYOUTS,
         default=EMBEDDING_LAYOUT,
-        help="emb4: ConflictRAG's embedding features (shipped); emb4+nli6: plus NLI both ways",
+        help="emb4: ConflictRAG's embedding features; emb4+nli6: plus NLI both ways on the "
+        "first words; emb4+stance: plus each passage's stance towards the question's answer; "
+        "stance: the stance block alone",
     )
     parser.add_argument("--work", type=Path, default=Path(".train/pair"))
     parser.add_argument("--lr", type=float, default=1e-3)
@@ -71,10 +74,9 @@ def main(argv: list[str] | None = None) -> None:
         command = "nice .venv/bin/python scripts/train_pair_detector.py" + (
             f" --layout {args.layout}" if args.layout != EMBEDDING_LAYOUT else ""
         )
-        other_layout = EMBEDDING_LAYOUT if args.layout == NLI_LAYOUT else NLI_LAYOUT
-        other = work / f"metrics-{other_layout}.json"
-        ablation = json.loads(other.read_text("utf-8")) if other.exists() else None
-        lines = pair_report.markdown(result, command, ablation)
+        others = [work / f"metrics-{layout}.json" for layout in LAYOUTS if layout != args.layout]
+        ablations = [json.loads(path.read_text("utf-8")) for path in others if path.exists()]
+        lines = pair_report.markdown(result, command, ablations)
         pair_report.replace_section(args.report, lines)
         print("\n".join(lines))
 

@@ -36,9 +36,15 @@ from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.calls import llm_json, nli_batch
 from conflictdesk.analysis.pair_features import (
     NLI_LAYOUT,
+    STANCE_LAYOUTS,
+    STANCE_ONLY_LAYOUT,
+    layout_features,
     nli_inputs,
     nli_matrix,
     pair_features,
+    stance_block,
+    stance_inputs,
+    stance_request,
 )
 from conflictdesk.analysis.types import ConflictPair, PairDetection, Tagging
 from conflictdesk.backends.base import Backends, Generator, JudgmentCache
@@ -97,7 +103,8 @@ def _template(backends: Backends) -> str:
         raise ModelIntegrityError(
             f"pair model expects embeddings from {trained_on}, not {backends.embedder.model_id}"
         )
-    nli_trained_on = config.get("nli") if config.get("layout") == NLI_LAYOUT else None
+    layout = config.get("layout")
+    nli_trained_on = config.get("nli") if layout == NLI_LAYOUT or layout in STANCE_LAYOUTS else None
     if nli_trained_on and nli_trained_on != backends.nli.model_id.partition("@")[0]:
         raise ModelIntegrityError(
             f"pair model expects NLI features from {nli_trained_on}, not {backends.nli.model_id}"
@@ -116,17 +123,43 @@ def stage_one(
     if backends.pair is None or not index_pairs:
         return None
     template = _template(backends)
-    vectors = backends.embedder.embed(
-        [template.format(query=query, passage=p.text) for p in passages]
-    )
-    left = vectors[[i for i, _ in index_pairs]]
-    right = vectors[[j for _, j in index_pairs]]
-    ij = ji = None
-    if getattr(backends.pair, "layout", None) == NLI_LAYOUT:
+    layout = getattr(backends.pair, "layout", None)
+    left = right = ij = ji = block = None
+    if layout != STANCE_ONLY_LAYOUT:
+        vectors = backends.embedder.embed(
+            [template.format(query=query, passage=p.text) for p in passages]
+        )
+        left = vectors[[i for i, _ in index_pairs]]
+        right = vectors[[j for _, j in index_pairs]]
+    if layout == NLI_LAYOUT:
         batch = [x for i, j in index_pairs for x in nli_inputs(passages[i].text, passages[j].text)]
         scores = nli_matrix(nli_batch(backends.nli, batch, stage="pairs.features", cache=cache))
         ij, ji = scores[0::2], scores[1::2]
-    return backends.pair.classify(pair_features(left, right, ij, ji))
+    if layout in STANCE_LAYOUTS:
+        requests = [
+            stance_request(query, passages[i].text, passages[j].text) for i, j in index_pairs
+        ]
+        block = stance_block(requests, _unique_nli(stance_inputs(requests), backends, cache))
+    if layout is None or layout not in STANCE_LAYOUTS:
+        return backends.pair.classify(pair_features(left, right, ij, ji))
+    return backends.pair.classify(layout_features(layout, left, right, ij, ji, block))
+
+
+def _unique_nli(
+    batch: list[tuple[str, str]], backends: Backends, cache: JudgmentCache | None
+) -> np.ndarray:
+    """[N, 3] NLI probabilities of `batch`, each distinct input scored once (a yes/no
+    question's statement is read by the same passage in every pair it is in)."""
+    unique = list(dict.fromkeys(batch))
+    scores = nli_matrix(nli_batch(backends.nli, unique, stage="pairs.stance", cache=cache))
+    row = {x: k for k, x in enumerate(unique)}
+    return scores[[row[x] for x in batch]]
+
+
+def decision_threshold(backends: Backends) -> float:
+    """The pair model's P(conflict) threshold (chosen on dev pairs), else 0.5."""
+    value = getattr(backends.pair, "threshold", None) if backends.pair is not None else None
+    return 0.5 if value is None else float(value)
 
 
 def stage_one_routes(backends: Backends) -> bool:
@@ -153,6 +186,7 @@ def detect_pairs(
     index_pairs = list(combinations(range(len(passages)), 2))
     stage1 = stage_one(query, passages, index_pairs, backends, cache)
     settles = stage_one_routes(backends)
+    cut = decision_threshold(backends)
     answers = {t.passage_id: (t.answer or "").lower() for t in tagging.tags}
     decided: dict[int, ConflictPair] = {}
     uncertain: list[int] = []
@@ -162,10 +196,10 @@ def detect_pairs(
             uncertain.append(n)
             continue
         a, b = answers.get(passages[i].id, ""), answers.get(passages[j].id, "")
-        if a and b and (a != b) != (scores.conflict >= 0.5):
+        if a and b and (a != b) != (scores.conflict >= cut):
             uncertain.append(n)  # the held answers contradict stage 1's confident call
             continue
-        decided[n] = _from_stage_one(passages[i].id, passages[j].id, scores)
+        decided[n] = _from_stage_one(passages[i].id, passages[j].id, scores, cut)
     llm = backends.llm if use_llm else None
     if llm is not None:
         for n in uncertain:
@@ -191,8 +225,8 @@ def _stage1_name(backends: Backends) -> str:
     return f"mlp:{backends.pair.model_id}+"
 
 
-def _from_stage_one(a: int, b: int, scores: PairScores) -> ConflictPair:
-    conflict = scores.conflict >= 0.5
+def _from_stage_one(a: int, b: int, scores: PairScores, cut: float = 0.5) -> ConflictPair:
+    conflict = scores.conflict >= cut
     pair_type = best_conflict_type(scores.types) if conflict else PairType.NONE
     return ConflictPair(
         a, b, scores.conflict, conflict, pair_type, "mlp", scores.conflict, scores.confidence

@@ -10,7 +10,12 @@ from pathlib import Path
 
 import numpy as np
 
-from conflictdesk.analysis.pair_features import EMBEDDING_LAYOUT, NLI_LAYOUT, NLI_WORDS
+from conflictdesk.analysis.pair_features import (
+    EMBEDDING_LAYOUT,
+    NLI_LAYOUT,
+    NLI_WORDS,
+    STANCE_LAYOUTS,
+)
 from conflictdesk.training import pair_data, pair_eval, pair_model
 from conflictdesk.training.features import EmbeddingCache, NLICache
 from conflictdesk.training.pairs import TEXT_TEMPLATE, TextPair
@@ -27,6 +32,11 @@ SOURCE = (
     "trained from scratch by scripts/train_pair_detector.py on {layout} features of "
     "models/embedder (minilm-l6-embedder-int8){nli}"
 )
+
+
+def uses_nli(layout: str) -> bool:
+    """True when the layout's features need the NLI model (pair NLI or stances)."""
+    return layout == NLI_LAYOUT or layout in STANCE_LAYOUTS
 
 
 def caches(work: Path, threads: int) -> tuple[EmbeddingCache, NLICache]:
@@ -64,8 +74,9 @@ def softmax_p(logit_c: np.ndarray, temperature: float) -> np.ndarray:
 
 def calibrate(
     model, dev: dict[str, list[TextPair]], features, nli, log
-) -> tuple[float, float, list]:
-    """Temperature (NLL on the pooled dev pairs), then τ_c from the routing table there."""
+) -> tuple[float, float, list, float]:
+    """Temperature (NLL on the pooled dev pairs), τ_c from the routing table there, and the
+    decision threshold on P(conflict) with the best pooled dev F1."""
     rows = [p for data in dev.values() for p in data]
     logit_c, _ = pair_model.logits(model, features(rows, False))
     gold_c = np.array([p.conflict for p in rows])
@@ -74,11 +85,15 @@ def calibrate(
     stage2 = pair_eval.nli_alone(*pair_eval.nli_both(nli, rows))
     table = pair_eval.routing_table(p, stage2, gold_c == 1)
     tau = pair_eval.choose_tau(table)
-    log({"event": "calibrated", "temperature": round(temperature, 4), "tau_c": tau})
-    return temperature, tau, table
+    threshold = pair_eval.choose_threshold(p, gold_c == 1)
+    log({"event": "calibrated", "temperature": round(temperature, 4), "tau_c": tau,
+         "threshold": threshold})  # fmt: skip
+    return temperature, tau, table, threshold
 
 
-def evaluate(onnx_path: Path, sets: dict[str, list[TextPair]], features, nli) -> dict:
+def evaluate(
+    onnx_path: Path, sets: dict[str, list[TextPair]], features, nli, threshold: float = 0.5
+) -> dict:
     """Figures of the exported model on each set, beside the baselines."""
     from conflictdesk.backends.onnx_pair import OnnxPairClassifier
 
@@ -89,7 +104,7 @@ def evaluate(onnx_path: Path, sets: dict[str, list[TextPair]], features, nli) ->
         p = np.array([s.conflict for s in scores])
         types = np.array([s.types for s in scores])
         stage2 = pair_eval.nli_alone(*pair_eval.nli_both(nli, data))
-        out[name] = pair_eval.heldout_metrics(p, types, data, stage2)
+        out[name] = pair_eval.heldout_metrics(p, types, data, stage2, threshold)
     return out
 
 
@@ -100,17 +115,21 @@ def earns_place(heldout: dict) -> bool:
     )
 
 
-def write_config(out: Path, layout: str, dim: int, temperature: float, tau: float) -> None:
+def write_config(
+    out: Path, layout: str, dim: int, temperature: float, tau: float, threshold: float = 0.5
+) -> None:
     config = {
         "text_template": TEXT_TEMPLATE,
         "embedder": EMBEDDER,
-        "nli": NLI_MODEL if layout == NLI_LAYOUT else None,
+        "nli": NLI_MODEL if uses_nli(layout) else None,
         "layout": layout,
         "nli_words": NLI_WORDS,
         "feature_dim": dim,
         "temperature": round(temperature, 4),
         "tau_c": tau,
         "tau_c_source": "dev pairs (scripts/train_pair_detector.py)",
+        "threshold": threshold,
+        "threshold_source": "best pooled dev F1 (scripts/train_pair_detector.py)",
         "route": "two-stage",
         "types": ["none", "factual", "temporal", "opinion"],
     }
@@ -135,7 +154,7 @@ def register(out: Path, extra: dict, layout: str) -> None:
         licence=LICENCE,
         source=SOURCE.format(
             layout=layout,
-            nli=" and models/nli (conflictdesk-nli-minilm-int8)" if layout == NLI_LAYOUT else "",
+            nli=" and models/nli (conflictdesk-nli-minilm-int8)" if uses_nli(layout) else "",
         ),
         rebuild=REBUILD + ("" if layout == EMBEDDING_LAYOUT else f" --layout {layout}"),
     )
@@ -166,19 +185,21 @@ def run(config: pair_model.TrainConfig, layout: str, work: Path, log: Callable, 
     )
     model = pair_model.train(config, *training_matrix(train, features), log)
     dev = pair_data.dev_sets(config.seed)
-    temperature, tau, table = calibrate(model, dev, features, nli, log)
+    temperature, tau, table, threshold = calibrate(model, dev, features, nli, log)
     out = models_dir() / "pair" if write else work / f"model-{layout}"
     out.mkdir(parents=True, exist_ok=True)
     dim = features(train[:1], False).shape[1]
     fp32 = work / f"pair_fp32-{layout}.onnx"
     pair_model.to_onnx(model, fp32, dim, temperature)
     quantize_dynamic(str(fp32), str(out / "pair_int8.onnx"), weight_type=QuantType.QInt8)
-    write_config(out, layout, dim, temperature, tau)
-    heldout = evaluate(out / "pair_int8.onnx", pair_data.heldout_sets(config.seed), features, nli)
-    dev_figures = evaluate(out / "pair_int8.onnx", dev, features, nli)
+    write_config(out, layout, dim, temperature, tau, threshold)
+    sets = pair_data.heldout_sets(config.seed)
+    heldout = evaluate(out / "pair_int8.onnx", sets, features, nli, threshold)
+    dev_figures = evaluate(out / "pair_int8.onnx", dev, features, nli, threshold)
     route = "two-stage" if earns_place(heldout) else "stage2-only"
     set_route(out, route)
     result = {"layout": layout, "temperature": temperature, "tau_c": tau, "route": route,
+              "threshold": threshold,
               "routing_dev": table, "heldout": heldout, "dev": dev_figures,
               "size_kb": round((out / "pair_int8.onnx").stat().st_size / 1024, 1)}  # fmt: skip
     (work / f"metrics-{layout}.json").write_text(json.dumps(result, indent=2), "utf-8")
@@ -189,7 +210,8 @@ def run(config: pair_model.TrainConfig, layout: str, work: Path, log: Callable, 
         }
     )
     if write:
-        extra = {"tau_c": tau, "route": route, "layout": layout, "size_kb": result["size_kb"]}
+        extra = {"tau_c": tau, "route": route, "layout": layout, "threshold": threshold,
+                 "size_kb": result["size_kb"]}  # fmt: skip
         register(out, extra, layout)
     return result
 
@@ -205,10 +227,13 @@ def shipped_result(work: Path, threads: int = 1, seed: int = 42) -> dict:
     def features(data: list[TextPair], both: bool) -> np.ndarray:
         return pair_eval.featurise(embeddings, nli, data, config["layout"], both_orders=both)
 
-    heldout = evaluate(out / "pair_int8.onnx", pair_data.heldout_sets(seed), features, nli)
+    threshold = float(config.get("threshold", 0.5))
+    heldout = evaluate(
+        out / "pair_int8.onnx", pair_data.heldout_sets(seed), features, nli, threshold
+    )
     dev = pair_data.dev_sets(seed)
     rows = [p for data in dev.values() for p in data]
-    dev_figures = evaluate(out / "pair_int8.onnx", {"dev": rows}, features, nli)
+    dev_figures = evaluate(out / "pair_int8.onnx", {"dev": rows}, features, nli, threshold)
     p, stage2 = _shipped_p(out, rows, features), pair_eval.nli_alone(*pair_eval.nli_both(nli, rows))
     table = pair_eval.routing_table(p, stage2, np.array([r.conflict == 1 for r in rows]))
     return {
@@ -216,6 +241,7 @@ def shipped_result(work: Path, threads: int = 1, seed: int = 42) -> dict:
         "temperature": config["temperature"],
         "tau_c": config["tau_c"],
         "route": config.get("route", "two-stage"),
+        "threshold": threshold,
         "routing_dev": table,
         "heldout": heldout,
         "dev": dev_figures,

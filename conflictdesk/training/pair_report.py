@@ -67,20 +67,35 @@ def routing_lines(table: list[dict]) -> list[str]:
     return lines
 
 
-def ablation_lines(result: dict, ablation: dict | None) -> list[str]:
-    """Stage-1 F1 of the other feature layout (a `--dry-run` result) beside the shipped one."""
-    if not ablation:
+def ablation_lines(result: dict, ablations: list[dict] | None) -> list[str]:
+    """Held-out F1 of the other feature layouts (their `--dry-run` results) beside the
+    shipped one, each with its dev-chosen threshold."""
+    if not ablations:
         return []
-    cells = [
-        f"{name} {_fmt(ablation['heldout'][name]['f1'])} (shipped {_fmt(r['f1'])})"
-        for name, r in result["heldout"].items()
-        if name in ablation["heldout"]
+    names = list(result["heldout"])
+    lines = [
+        (
+            "Ablation: stage-1 F1 / acc of each feature layout on the held-out sets (same data, "
+            "same training; threshold chosen on dev)."
+        ),
+        "",
+        "| layout | threshold | " + " | ".join(names) + " |",
+        "|---|---:|" + "---:|" * len(names),
     ]
-    return [f"Ablation, layout `{ablation['layout']}`, stage-1 F1: "
-            + "; ".join(cells) + ".", ""]  # fmt: skip
+    for r in [result, *ablations]:
+        cells = [
+            f"{_fmt(r['heldout'][n]['f1'])} / {_fmt(r['heldout'][n]['acc'])}"
+            if n in r["heldout"]
+            else "–"
+            for n in names
+        ]
+        lines.append(
+            f"| {r['layout']} | {_fmt(r.get('threshold', 0.5), 2)} | " + " | ".join(cells) + " |"
+        )
+    return [*lines, ""]
 
 
-def markdown(result: dict, command: str, ablation: dict | None = None) -> list[str]:
+def markdown(result: dict, command: str, ablations: list[dict] | None = None) -> list[str]:
     """The whole section, from a `pair_detector.run` result."""
     route = result["route"]
     verdict = (
@@ -108,7 +123,7 @@ def markdown(result: dict, command: str, ablation: dict | None = None) -> list[s
         "",
         verdict,
         "",
-        *ablation_lines(result, ablation),
+        *ablation_lines(result, ablations),
         (
             "Per type (the product's typing: none below 0.5, else head 2's best conflict type). "
             "ConflictQA conflicts are factual and PERSPECTRUM conflicts opinion by construction; "

@@ -163,8 +163,25 @@ def test_report_section_replaces_only_the_pair_section(tmp_path):
     assert any("| **no** |" in line for line in off)
     ablation = {**_result("two-stage"), "layout": "emb4"}
     ablation["heldout"] = {"conflictqa_test": {**ablation["heldout"]["conflictqa_test"], "f1": 0.7}}
-    lines = pair_report.markdown(_result("two-stage"), "cmd", ablation)
-    assert "conflictqa_test 0.700 (shipped 0.800)" in "\n".join(lines)
+    ablation["threshold"] = 0.35
+    lines = pair_report.markdown(_result("two-stage"), "cmd", [ablation])
+    text = "\n".join(lines)
+    assert "| emb4+nli6 | 0.50 | 0.800 / " in text and "| emb4 | 0.35 | 0.700 / " in text
+
+
+def test_threshold_is_the_best_dev_f1_and_applies_to_the_figures():
+    gold = np.array([True, True, False, False])
+    p = np.array([0.9, 0.3, 0.2, 0.1])
+    assert (
+        pair_eval.choose_threshold(p, gold) == 0.3
+    )  # catches the 0.3 conflict; ties → nearest 0.5
+    types = np.tile([0.1, 0.7, 0.1, 0.1], (4, 1))
+    data = [pairs.TextPair("q\na", "q\nb", int(g), int(g), "t", "q") for g in gold]
+    stage2 = np.array([True, False, False, False])
+    at_half = pair_eval.heldout_metrics(p, types, data, stage2)
+    at_dev = pair_eval.heldout_metrics(p, types, data, stage2, threshold=0.3)
+    assert at_half["f1"] == pytest.approx(2 / 3, abs=1e-3) and at_dev["f1"] == 1.0
+    assert at_dev["type_acc"] == 1.0
 
 
 def test_trained_mlp_exports_to_onnx_that_the_product_back_end_reads(tmp_path):
