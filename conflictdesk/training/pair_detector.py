@@ -5,6 +5,7 @@ is scripts/train_pair_detector.py; torch is needed here, never by the product.""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -108,6 +109,28 @@ def evaluate(
     return out
 
 
+SPEED_PAIRS = 100
+
+
+def feature_speed(sets: dict[str, list[TextPair]], nli: NLICache, layout: str) -> dict:
+    """Pairs per second of the layout's NLI features, uncached, on the first SPEED_PAIRS
+    pairs of each set (the cost `detect` pays; embeddings are shared with retrieval)."""
+    if not uses_nli(layout):
+        return {}
+    out = {}
+    for name, data in sets.items():
+        rows = data[:SPEED_PAIRS]
+        started = time.perf_counter()
+        if layout == NLI_LAYOUT:
+            inputs = [x for p in rows for x in pair_eval.nli_inputs_of(p)]
+        else:
+            inputs = list(dict.fromkeys(pair_eval.stance_inputs_of(rows)))
+        nli.classify(inputs)
+        seconds = time.perf_counter() - started
+        out[name] = {"pairs_per_s": round(len(rows) / seconds, 1), "nli_calls": len(inputs)}
+    return out
+
+
 def earns_place(heldout: dict) -> bool:
     """Stage 1 stays in the route only if it beats always-conflict and NLI alone everywhere."""
     return all(
@@ -197,9 +220,10 @@ def run(config: pair_model.TrainConfig, layout: str, work: Path, log: Callable, 
     heldout = evaluate(out / "pair_int8.onnx", sets, features, nli, threshold)
     dev_figures = evaluate(out / "pair_int8.onnx", dev, features, nli, threshold)
     route = "two-stage" if earns_place(heldout) else "stage2-only"
+    speed = feature_speed(sets, nli, layout)
     set_route(out, route)
     result = {"layout": layout, "temperature": temperature, "tau_c": tau, "route": route,
-              "threshold": threshold,
+              "threshold": threshold, "feature_speed": speed,
               "routing_dev": table, "heldout": heldout, "dev": dev_figures,
               "size_kb": round((out / "pair_int8.onnx").stat().st_size / 1024, 1)}  # fmt: skip
     (work / f"metrics-{layout}.json").write_text(json.dumps(result, indent=2), "utf-8")

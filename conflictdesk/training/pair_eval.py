@@ -14,6 +14,7 @@ from conflictdesk.analysis.pair_features import (
     STANCE_LAYOUT,
     STANCE_LAYOUTS,
     STANCE_ONLY_LAYOUT,
+    StanceRequest,
     layout_features,
     nli_inputs,
     stance_block,
@@ -35,10 +36,14 @@ def passage_of(side_text: str) -> str:
     return side_text.split("\n", 1)[-1]
 
 
+def nli_inputs_of(pair: TextPair) -> list[tuple[str, str]]:
+    """The two clipped-passage NLI inputs of a pair (i→j, j→i)."""
+    return nli_inputs(passage_of(pair.text_i), passage_of(pair.text_j))
+
+
 def nli_both(nli: NLICache, data: Sequence[TextPair]) -> tuple[np.ndarray, np.ndarray]:
     """NLI probabilities i→j and j→i of each pair, [N, 3] each."""
-    inputs = [x for p in data for x in nli_inputs(passage_of(p.text_i), passage_of(p.text_j))]
-    scores = nli.scores(inputs)
+    scores = nli.scores([x for p in data for x in nli_inputs_of(p)])
     return scores[0::2], scores[1::2]
 
 
@@ -47,11 +52,20 @@ def query_of(side_text: str) -> str:
     return side_text.split("\n", 1)[0] if "\n" in side_text else ""
 
 
-def stance(nli: NLICache, data: Sequence[TextPair]) -> np.ndarray:
-    """The [N, STANCE_DIM] stance block of each pair (pair_features.stance_request)."""
-    requests = [
+def stance_requests(data: Sequence[TextPair]) -> list[StanceRequest]:
+    return [
         stance_request(query_of(p.text_i), passage_of(p.text_i), passage_of(p.text_j)) for p in data
     ]
+
+
+def stance_inputs_of(data: Sequence[TextPair]) -> list[tuple[str, str]]:
+    """The stance NLI inputs of the pairs (two a pair, in `stance_block`'s order)."""
+    return stance_inputs(stance_requests(data))
+
+
+def stance(nli: NLICache, data: Sequence[TextPair]) -> np.ndarray:
+    """The [N, STANCE_DIM] stance block of each pair (pair_features.stance_request)."""
+    requests = stance_requests(data)
     return stance_block(requests, nli.scores(stance_inputs(requests)))
 
 

@@ -111,12 +111,18 @@ def markdown(result: dict, command: str, ablations: list[dict] | None = None) ->
         f"{SECTION_START} (held-out pairs)",
         "",
         (
-            f"Produced by `{command}` (feature layout `{result['layout']}`: embeddings of "
+            f"Produced by `{command}` (feature layout `{result['layout']}`; "
+            "conflictdesk/analysis/pair_features.py: `emb4` = embeddings of "
             '"{query}\\n{passage}" as in ConflictRAG eq. 3; `emb4+nli6` adds NLI probabilities in '
-            "both directions on the first 60 words of each passage; "
-            "conflictdesk/analysis/pair_features.py). Sets are question-level splits never trained "
+            "both directions on the first 60 words of each passage; `stance` = each passage read "
+            "by the NLI model against an answer statement built from the question (yes/no: its "
+            "declarative form; a statement: itself; wh: the other passage's candidate answer), "
+            "with the two stances' opposition, agreement and gap and the answer-value comparison; "
+            "`emb4+stance` both). Sets are question-level splits never trained "
             "or calibrated on, sampled with a fixed seed (conflictdesk/training/pair_data.py). NLI "
-            "alone = contradiction on top in either direction on those clipped passages."
+            "alone = contradiction on top in either direction on the first 60 words of each "
+            f"passage. Decision threshold on P(conflict): {result.get('threshold', 0.5):.2f}, "
+            "the best pooled F1 on the development pairs (never on held-out sets)."
         ),
         "",
         *heldout_lines(result["heldout"]),
@@ -125,7 +131,8 @@ def markdown(result: dict, command: str, ablations: list[dict] | None = None) ->
         "",
         *ablation_lines(result, ablations),
         (
-            "Per type (the product's typing: none below 0.5, else head 2's best conflict type). "
+            "Per type (the product's typing: none below the threshold, else head 2's best "
+            "conflict type). "
             "ConflictQA conflicts are factual and PERSPECTRUM conflicts opinion by construction; "
             "QACC/RAMDocs types come from the rules in conflictdesk/training/pair_types.py."
         ),

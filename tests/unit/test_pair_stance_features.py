@@ -148,3 +148,21 @@ def test_detect_pairs_computes_the_same_stance_block_once_per_distinct_input():
     assert np.allclose(features[0], expected[0])
     # confidence 0.85 ≥ τ_c 0.7 settles every pair in stage 1; 0.85 < threshold 0.9: no conflict
     assert [(p.stage, p.conflict) for p in detection.pairs] == [("mlp", False)] * 3
+
+
+def test_feature_speed_scores_each_distinct_stance_input_once():
+    from types import SimpleNamespace
+
+    from conflictdesk.training.pair_detector import feature_speed
+
+    calls = []
+    nli = SimpleNamespace(classify=calls.append)
+    side = "Is X big?\n"
+    data = [
+        TextPair(side + "X is big.", side + "X is small.", 1, 1, "t", "q"),
+        TextPair(side + "X is big.", side + "X is huge.", 0, 0, "t", "q"),
+    ]
+    speed = feature_speed({"s": data}, nli, STANCE_ONLY_LAYOUT)
+    assert speed["s"]["nli_calls"] == 3 and speed["s"]["pairs_per_s"] > 0
+    assert len(calls) == 1 and len(calls[0]) == 3
+    assert feature_speed({"s": data}, nli, "emb4") == {}
