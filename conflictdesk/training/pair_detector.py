@@ -84,18 +84,24 @@ def calibrate(
     temperature = pair_model.fit_temperature(logit_c, gold_c)
     p = softmax_p(logit_c, temperature)
     stage2 = pair_eval.nli_alone(*pair_eval.nli_both(nli, rows))
-    table = pair_eval.routing_table(p, stage2, gold_c == 1)
-    tau = pair_eval.choose_tau(table)
     threshold = pair_eval.choose_threshold(p, gold_c == 1)
+    table = pair_eval.routing_table(p, stage2, gold_c == 1, threshold)
+    tau = pair_eval.choose_tau(table)
     log({"event": "calibrated", "temperature": round(temperature, 4), "tau_c": tau,
          "threshold": threshold})  # fmt: skip
     return temperature, tau, table, threshold
 
 
 def evaluate(
-    onnx_path: Path, sets: dict[str, list[TextPair]], features, nli, threshold: float = 0.5
+    onnx_path: Path,
+    sets: dict[str, list[TextPair]],
+    features,
+    nli,
+    threshold: float = 0.5,
+    tau: float | None = None,
 ) -> dict:
-    """Figures of the exported model on each set, beside the baselines."""
+    """Figures of the exported model on each set, beside the baselines (and of the
+    two-stage route at τ_c when given)."""
     from conflictdesk.backends.onnx_pair import OnnxPairClassifier
 
     detector = OnnxPairClassifier(onnx_path.parent, device="cpu", threads=1)
@@ -105,7 +111,7 @@ def evaluate(
         p = np.array([s.conflict for s in scores])
         types = np.array([s.types for s in scores])
         stage2 = pair_eval.nli_alone(*pair_eval.nli_both(nli, data))
-        out[name] = pair_eval.heldout_metrics(p, types, data, stage2, threshold)
+        out[name] = pair_eval.heldout_metrics(p, types, data, stage2, threshold, tau)
     return out
 
 
@@ -217,8 +223,8 @@ def run(config: pair_model.TrainConfig, layout: str, work: Path, log: Callable, 
     quantize_dynamic(str(fp32), str(out / "pair_int8.onnx"), weight_type=QuantType.QInt8)
     write_config(out, layout, dim, temperature, tau, threshold)
     sets = pair_data.heldout_sets(config.seed)
-    heldout = evaluate(out / "pair_int8.onnx", sets, features, nli, threshold)
-    dev_figures = evaluate(out / "pair_int8.onnx", dev, features, nli, threshold)
+    heldout = evaluate(out / "pair_int8.onnx", sets, features, nli, threshold, tau)
+    dev_figures = evaluate(out / "pair_int8.onnx", dev, features, nli, threshold, tau)
     route = "two-stage" if earns_place(heldout) else "stage2-only"
     speed = feature_speed(sets, nli, layout)
     set_route(out, route)
@@ -252,14 +258,14 @@ def shipped_result(work: Path, threads: int = 1, seed: int = 42) -> dict:
         return pair_eval.featurise(embeddings, nli, data, config["layout"], both_orders=both)
 
     threshold = float(config.get("threshold", 0.5))
-    heldout = evaluate(
-        out / "pair_int8.onnx", pair_data.heldout_sets(seed), features, nli, threshold
-    )
+    model, tau = out / "pair_int8.onnx", float(config["tau_c"])
+    heldout = evaluate(model, pair_data.heldout_sets(seed), features, nli, threshold, tau)
     dev = pair_data.dev_sets(seed)
     rows = [p for data in dev.values() for p in data]
-    dev_figures = evaluate(out / "pair_int8.onnx", {"dev": rows}, features, nli, threshold)
+    dev_figures = evaluate(model, {"dev": rows}, features, nli, threshold, tau)
     p, stage2 = _shipped_p(out, rows, features), pair_eval.nli_alone(*pair_eval.nli_both(nli, rows))
-    table = pair_eval.routing_table(p, stage2, np.array([r.conflict == 1 for r in rows]))
+    gold = np.array([r.conflict == 1 for r in rows])
+    table = pair_eval.routing_table(p, stage2, gold, threshold)
     return {
         "layout": config["layout"],
         "temperature": config["temperature"],

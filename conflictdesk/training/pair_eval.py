@@ -146,6 +146,7 @@ def heldout_metrics(
     data: Sequence[TextPair],
     stage2: np.ndarray,
     threshold: float = 0.5,
+    tau: float | None = None,
 ) -> dict:
     """Binary and type figures of one set beside always-conflict, majority and NLI alone;
     a pair is a conflict when P(conflict) ≥ `threshold` (chosen on dev)."""
@@ -171,20 +172,40 @@ def heldout_metrics(
         if gold.any()
         else None,
         "per_type_given_conflict": per_type(given[gold], gold_t[gold]),
+        **routed(conflict_p, stage2, gold, tau, threshold),
     }
 
 
-def routing_table(p: np.ndarray, stage2: np.ndarray, gold: np.ndarray) -> list[dict]:
-    """Stage 1 settles max(p, 1 − p) ≥ τ_c, stage 2 (NLI alone) decides the rest."""
+def routed(
+    p: np.ndarray, stage2: np.ndarray, gold: np.ndarray, tau: float | None, threshold: float
+) -> dict:
+    """The two-stage route's figures: stage 1 settles max(p, 1 − p) ≥ τ_c (conflict when
+    p ≥ threshold), NLI alone decides the rest; empty without τ_c."""
+    if tau is None:
+        return {}
+    settled = np.maximum(p, 1 - p) >= tau
+    combined = np.where(settled, p >= threshold, stage2)
+    return {
+        "routed_settled": round(float(settled.mean()), 4),
+        "routed_f1": round(f1_for(gold.tolist(), combined.tolist(), True), 4),
+        "routed_acc": round(float((combined == gold).mean()), 4),
+    }
+
+
+def routing_table(
+    p: np.ndarray, stage2: np.ndarray, gold: np.ndarray, threshold: float = 0.5
+) -> list[dict]:
+    """Stage 1 settles max(p, 1 − p) ≥ τ_c (conflict when p ≥ threshold), stage 2 (NLI
+    alone) decides the rest."""
     rows = []
     for tau in TAUS:
         settled = np.maximum(p, 1 - p) >= tau
-        combined = np.where(settled, p >= 0.5, stage2)
+        combined = np.where(settled, p >= threshold, stage2)
         rows.append(
             {
                 "tau_c": tau,
                 "settled": round(float(settled.mean()), 4),
-                "stage1_acc_settled": round(float(((p >= 0.5) == gold)[settled].mean()), 4)
+                "stage1_acc_settled": round(float(((p >= threshold) == gold)[settled].mean()), 4)
                 if settled.any()
                 else None,
                 "combined_acc": round(float((combined == gold).mean()), 4),

@@ -203,3 +203,17 @@ def test_trained_mlp_exports_to_onnx_that_the_product_back_end_reads(tmp_path):
     c, _ = pair_model.logits(model, x[val])
     sharp = np.exp(c[:, 1]) / np.exp(c).sum(1)
     assert np.abs(p - 0.5).mean() < np.abs(sharp - 0.5).mean()  # T = 2 softens the head
+
+
+def test_routed_figures_let_stage_one_settle_only_confident_pairs():
+    gold = np.array([True, False, True, False])
+    p = np.array([0.9, 0.55, 0.45, 0.1])  # the middle two are not confident at τ_c 0.7
+    stage2 = np.array([False, False, True, True])
+    r = pair_eval.routed(p, stage2, gold, tau=0.7, threshold=0.5)
+    assert r == {"routed_settled": 0.5, "routed_f1": 1.0, "routed_acc": 1.0}
+    assert pair_eval.routed(p, stage2, gold, tau=None, threshold=0.5) == {}
+    # at τ_c 0.5 stage 1 settles all; threshold 0.4 makes the 0.45 a (right) conflict call
+    at_half = pair_eval.routing_table(p, stage2, gold)[0]
+    at_dev = pair_eval.routing_table(p, stage2, gold, 0.4)[0]
+    assert at_half["tau_c"] == 0.5 and at_half["stage1_acc_settled"] == 0.5
+    assert at_dev["stage1_acc_settled"] == 0.75
