@@ -25,18 +25,40 @@ def heldout_lines(heldout: dict) -> list[str]:
     lines = [
         (
             "| set | pairs | conflicts | stage-1 F1 | acc | always-conflict F1 | majority acc | "
-            "NLI-alone F1 / acc | beats both | ECE | type acc |"
+            "NLI-alone F1 / acc | beats both | ECE | type acc | two-stage route F1 / acc "
+            "(settled by stage 1) |"
         ),
-        "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|",
     ]
     for name, r in heldout.items():
+        route = (
+            f"{_fmt(r['routed_f1'])} / {_fmt(r['routed_acc'])} ({_fmt(r['routed_settled'], 2)})"
+            if "routed_f1" in r
+            else "–"
+        )
         lines.append(
             f"| {name} | {r['pairs']} | {r['conflicts']} | {_fmt(r['f1'])} | {_fmt(r['acc'])} | "
             f"{_fmt(r['always_conflict_f1'])} | {_fmt(r['majority_acc'])} | "
             f"{_fmt(r['nli_alone_f1'])} / {_fmt(r['nli_alone_acc'])} | {_beats(r)} | "
-            f"{_fmt(r['ece'])} | {_fmt(r['type_acc'])} |"
+            f"{_fmt(r['ece'])} | {_fmt(r['type_acc'])} | {route} |"
         )
     return lines
+
+
+def speed_lines(result: dict) -> list[str]:
+    """Pairs per second of the layout's NLI features (uncached) on each held-out set."""
+    speed = result.get("feature_speed") or {}
+    if not speed:
+        return []
+    cells = [
+        f"{name} {s['pairs_per_s']} pairs/s ({s['nli_calls']} NLI calls for 100 pairs)"
+        for name, s in speed.items()
+    ]
+    return [
+        "Feature cost (CTranslate2 NLI on the 2 shared CPU cores, uncached, colleagues' jobs "
+        "running; lower bounds): " + "; ".join(cells) + ".",
+        "",
+    ]
 
 
 def type_lines(heldout: dict, key: str = "per_type") -> list[str]:
@@ -130,6 +152,7 @@ def markdown(result: dict, command: str, ablations: list[dict] | None = None) ->
         verdict,
         "",
         *ablation_lines(result, ablations),
+        *speed_lines(result),
         (
             "Per type (the product's typing: none below the threshold, else head 2's best "
             "conflict type). "

@@ -217,3 +217,15 @@ def test_routed_figures_let_stage_one_settle_only_confident_pairs():
     at_dev = pair_eval.routing_table(p, stage2, gold, 0.4)[0]
     assert at_half["tau_c"] == 0.5 and at_half["stage1_acc_settled"] == 0.5
     assert at_dev["stage1_acc_settled"] == 0.75
+
+
+def test_report_shows_the_route_and_the_feature_cost_when_measured():
+    from conflictdesk.training import pair_report
+
+    result = _result("two-stage")
+    result["heldout"]["conflictqa_test"].update(routed_f1=0.81, routed_acc=0.7, routed_settled=0.4)
+    result["feature_speed"] = {"conflictqa_test": {"pairs_per_s": 8.0, "nli_calls": 191}}
+    text = "\n".join(pair_report.markdown(result, "cmd"))
+    assert "| 0.810 / 0.700 (0.40) |" in text
+    assert "conflictqa_test 8.0 pairs/s (191 NLI calls for 100 pairs)" in text
+    assert "Feature cost" not in "\n".join(pair_report.markdown(_result("two-stage"), "cmd"))
