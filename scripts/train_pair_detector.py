@@ -16,7 +16,7 @@ import json
 import time
 from pathlib import Path
 
-from conflictdesk.analysis.pair_features import EMBEDDING_LAYOUT
+from conflictdesk.analysis.pair_features import EMBEDDING_LAYOUT, STANCE_DIM
 from conflictdesk.training import pair_detector, pair_report
 from conflictdesk.training.pair_eval import LAYOUTS
 from conflictdesk.training.pair_model import TrainConfig
@@ -41,6 +41,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--weight-decay", type=float, default=1e-4)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument(
+        "--conflict-head-stance",
+        action="store_true",
+        help="head 1 (conflict) reads only the stance block; head 2 (types) reads every feature",
+    )
     parser.add_argument("--report", type=Path, default=Path("docs/model_report.md"))
     parser.add_argument(
         "--report-only", action="store_true", help="rewrite the report from the last run's metrics"
@@ -56,6 +61,7 @@ def main(argv: list[str] | None = None) -> None:
         weight_decay=args.weight_decay,
         threads=args.threads,
         seed=args.seed,
+        conflict_tail=STANCE_DIM if args.conflict_head_stance else 0,
     )
     work = args.work
     work.mkdir(parents=True, exist_ok=True)
@@ -66,17 +72,15 @@ def main(argv: list[str] | None = None) -> None:
         with open(work / "log.jsonl", "a", encoding="utf-8") as handle:
             handle.write(line + "\n")
 
+    name = f"{args.layout}.head1-stance" if args.conflict_head_stance else args.layout
     if args.report_only:
-        result = json.loads((work / f"metrics-{args.layout}.json").read_text("utf-8"))
+        result = json.loads((work / f"metrics-{name}.json").read_text("utf-8"))
     else:
         result = pair_detector.run(config, args.layout, work, log, write=not args.dry_run)
     if not args.dry_run:
-        command = "nice .venv/bin/python scripts/train_pair_detector.py" + (
-            f" --layout {args.layout}" if args.layout != EMBEDDING_LAYOUT else ""
-        )
-        others = [work / f"metrics-{layout}.json" for layout in LAYOUTS if layout != args.layout]
-        ablations = [json.loads(path.read_text("utf-8")) for path in others if path.exists()]
-        lines = pair_report.markdown(result, command, ablations)
+        others = sorted(p for p in work.glob("metrics-*.json") if p.name != f"metrics-{name}.json")
+        ablations = [json.loads(path.read_text("utf-8")) for path in others]
+        lines = pair_report.markdown(result, result["command"], ablations)
         pair_report.replace_section(args.report, lines)
         print("\n".join(lines))
 

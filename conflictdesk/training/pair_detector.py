@@ -145,7 +145,13 @@ def earns_place(heldout: dict) -> bool:
 
 
 def write_config(
-    out: Path, layout: str, dim: int, temperature: float, tau: float, threshold: float = 0.5
+    out: Path,
+    layout: str,
+    dim: int,
+    temperature: float,
+    tau: float,
+    threshold: float = 0.5,
+    conflict_tail: int = 0,
 ) -> None:
     config = {
         "text_template": TEXT_TEMPLATE,
@@ -160,6 +166,7 @@ def write_config(
         "threshold": threshold,
         "threshold_source": "best pooled dev F1 (scripts/train_pair_detector.py)",
         "route": "two-stage",
+        "conflict_head_reads": f"last {conflict_tail} columns" if conflict_tail else "all",
         "types": ["none", "factual", "temporal", "opinion"],
     }
     (out / "pair_config.json").write_text(json.dumps(config, indent=2) + "\n", "utf-8")
@@ -172,7 +179,20 @@ def set_route(out: Path, route: str) -> None:
     path.write_text(json.dumps(config, indent=2) + "\n", "utf-8")
 
 
-def register(out: Path, extra: dict, layout: str) -> None:
+def variant(layout: str, config: pair_model.TrainConfig) -> str:
+    """The layout's name, marked when head 1 reads only the stance block."""
+    return f"{layout}.head1-stance" if config.conflict_tail else layout
+
+
+def rebuild_command(layout: str, config: pair_model.TrainConfig) -> str:
+    return (
+        REBUILD
+        + ("" if layout == EMBEDDING_LAYOUT else f" --layout {layout}")
+        + (" --conflict-head-stance" if config.conflict_tail else "")
+    )
+
+
+def register(out: Path, extra: dict, layout: str, rebuild: str) -> None:
     from conflictdesk.backends.manifest import Manifest, entry_for, models_dir
 
     entry = entry_for(
@@ -185,7 +205,7 @@ def register(out: Path, extra: dict, layout: str) -> None:
             layout=layout,
             nli=" and models/nli (conflictdesk-nli-minilm-int8)" if uses_nli(layout) else "",
         ),
-        rebuild=REBUILD + ("" if layout == EMBEDDING_LAYOUT else f" --layout {layout}"),
+        rebuild=rebuild,
     )
     entry.extra = extra
     manifest = Manifest.load()
@@ -215,24 +235,26 @@ def run(config: pair_model.TrainConfig, layout: str, work: Path, log: Callable, 
     model = pair_model.train(config, *training_matrix(train, features), log)
     dev = pair_data.dev_sets(config.seed)
     temperature, tau, table, threshold = calibrate(model, dev, features, nli, log)
-    out = models_dir() / "pair" if write else work / f"model-{layout}"
+    name = variant(layout, config)
+    out = models_dir() / "pair" if write else work / f"model-{name}"
     out.mkdir(parents=True, exist_ok=True)
     dim = features(train[:1], False).shape[1]
-    fp32 = work / f"pair_fp32-{layout}.onnx"
+    fp32 = work / f"pair_fp32-{name}.onnx"
     pair_model.to_onnx(model, fp32, dim, temperature)
     quantize_dynamic(str(fp32), str(out / "pair_int8.onnx"), weight_type=QuantType.QInt8)
-    write_config(out, layout, dim, temperature, tau, threshold)
+    write_config(out, layout, dim, temperature, tau, threshold, config.conflict_tail)
     sets = pair_data.heldout_sets(config.seed)
     heldout = evaluate(out / "pair_int8.onnx", sets, features, nli, threshold, tau)
     dev_figures = evaluate(out / "pair_int8.onnx", dev, features, nli, threshold, tau)
     route = "two-stage" if earns_place(heldout) else "stage2-only"
     speed = feature_speed(sets, nli, layout)
     set_route(out, route)
-    result = {"layout": layout, "temperature": temperature, "tau_c": tau, "route": route,
+    result = {"layout": layout, "variant": name, "temperature": temperature, "tau_c": tau,
+              "route": route, "command": rebuild_command(layout, config),
               "threshold": threshold, "feature_speed": speed,
               "routing_dev": table, "heldout": heldout, "dev": dev_figures,
               "size_kb": round((out / "pair_int8.onnx").stat().st_size / 1024, 1)}  # fmt: skip
-    (work / f"metrics-{layout}.json").write_text(json.dumps(result, indent=2), "utf-8")
+    (work / f"metrics-{name}.json").write_text(json.dumps(result, indent=2), "utf-8")
     log(
         {
             "event": "heldout",
@@ -242,7 +264,7 @@ def run(config: pair_model.TrainConfig, layout: str, work: Path, log: Callable, 
     if write:
         extra = {"tau_c": tau, "route": route, "layout": layout, "threshold": threshold,
                  "size_kb": result["size_kb"]}  # fmt: skip
-        register(out, extra, layout)
+        register(out, extra, layout, result["command"])
     return result
 
 

@@ -112,7 +112,9 @@ def ablation_lines(result: dict, ablations: list[dict] | None) -> list[str]:
             for n in names
         ]
         lines.append(
-            f"| {r['layout']} | {_fmt(r.get('threshold', 0.5), 2)} | " + " | ".join(cells) + " |"
+            f"| {r.get('variant', r['layout'])} | {_fmt(r.get('threshold', 0.5), 2)} | "
+            + " | ".join(cells)
+            + " |"
         )
     return [*lines, ""]
 

@@ -229,3 +229,27 @@ def test_report_shows_the_route_and_the_feature_cost_when_measured():
     assert "| 0.810 / 0.700 (0.40) |" in text
     assert "conflictqa_test 8.0 pairs/s (191 NLI calls for 100 pairs)" in text
     assert "Feature cost" not in "\n".join(pair_report.markdown(_result("two-stage"), "cmd"))
+
+
+def test_conflict_head_on_the_trailing_columns_exports_with_zero_weights(tmp_path):
+    pytest.importorskip("torch")
+    from conflictdesk.backends.onnx_pair import OnnxPairClassifier
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(300, 10)).astype(np.float32)
+    y_c = (x[:, -1] > 0).astype(np.int64)  # only the last column decides a conflict
+    y_t = np.where(y_c == 1, 1, 0)
+    val = np.arange(300) % 5 == 0
+    config = pair_model.TrainConfig(max_epochs=30, patience=30, lr=3e-3, conflict_tail=2)
+    model = pair_model.train(config, x, y_c, y_t, val, lambda event: None)
+    assert model.conflict[0].weight.shape[1] == 2 and model.types[0].weight.shape[1] == 10
+    pair_model.to_onnx(model, tmp_path / "pair_int8.onnx", 10)
+    (tmp_path / "pair_config.json").write_text(json.dumps({"tau_c": 0.7, "feature_dim": 10}))
+    detector = OnnxPairClassifier(tmp_path, device="cpu")
+    p = np.array([s.conflict for s in detector.classify(x[val])])
+    c, _ = pair_model.logits(model, x[val])
+    assert np.allclose(p, np.exp(c[:, 1]) / np.exp(c).sum(1), atol=1e-5)
+    moved = x[val].copy()
+    moved[:, :8] += 5.0  # the head-1-blind columns change nothing in P(conflict)
+    q = np.array([s.conflict for s in detector.classify(moved)])
+    assert np.allclose(p, q, atol=1e-5)
