@@ -22,6 +22,20 @@ from conflictdesk.training.pair_eval import LAYOUTS
 from conflictdesk.training.pair_model import TrainConfig
 
 
+def train_config(args: argparse.Namespace) -> TrainConfig:
+    return TrainConfig(
+        lr=args.lr,
+        batch_size=args.batch_size,
+        max_epochs=args.max_epochs,
+        patience=args.patience,
+        dropout=args.dropout,
+        weight_decay=args.weight_decay,
+        threads=args.threads,
+        seed=args.seed,
+        conflict_tail=STANCE_DIM if args.conflict_head_stance else 0,
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -52,17 +66,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--dry-run", action="store_true", help="report only; write no model")
     args = parser.parse_args(argv)
-    config = TrainConfig(
-        lr=args.lr,
-        batch_size=args.batch_size,
-        max_epochs=args.max_epochs,
-        patience=args.patience,
-        dropout=args.dropout,
-        weight_decay=args.weight_decay,
-        threads=args.threads,
-        seed=args.seed,
-        conflict_tail=STANCE_DIM if args.conflict_head_stance else 0,
-    )
+    config = train_config(args)
     work = args.work
     work.mkdir(parents=True, exist_ok=True)
 
