@@ -2,11 +2,12 @@
 
 Stage 1: e_i = Embed("{query}\\n{passage}"), features f_ij from `pair_features` (ConflictRAG
 eq. 3, [e_i; e_j; |e_i − e_j|; e_i ⊙ e_j], plus the NLI probabilities in both directions on
-the two passages' first words when the model's layout asks for them: the same function its
-training used). The int8 MLP gives P(conflict) (head 1, temperature-calibrated) and a type
+the two passages' first words, or each passage's stance towards the question's answer, when
+the model's layout asks for them: the same functions its training used, see
+`pair_features`). The int8 MLP gives P(conflict) (head 1, temperature-calibrated) and a type
 distribution (head 2). A pair whose binary confidence max(p, 1 − p) reaches τ_c is decided
-there: conflict when p ≥ 0.5, typed by head 2's best non-"none" type ("none" when no
-conflict). τ_c comes from the pair model's calibration (`pair_config.json`), else
+there: conflict when p reaches the model's decision threshold (chosen on development pairs;
+0.5 without one), typed by head 2's best non-"none" type ("none" when no conflict). τ_c comes from the pair model's calibration (`pair_config.json`), else
 ConflictRAG's 0.7. A model whose config says `route: stage2-only` (it did not beat
 always-conflict and NLI alone on held-out pairs) is kept out: every pair goes to stage 2 and
 `method` says so. Beyond ConflictRAG's confidence routing, a confident call that the
