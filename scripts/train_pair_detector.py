@@ -3,7 +3,7 @@ int8 ONNX in models/pair/, register it and report held-out figures beside the ba
 
     nice .venv/bin/python scripts/train_pair_detector.py    # train, export, register, report
     nice .venv/bin/python scripts/train_pair_detector.py --layout emb4 --dry-run  # ablation
-    .venv/bin/python scripts/train_pair_detector.py --report-only  # report from the last metrics
+    .venv/bin/python scripts/train_pair_detector.py --report-only  # report of the shipped model
 
 Features (conflictdesk/analysis/pair_features.py, shared with inference) are cached in
 .train/pair/ (embeddings by text, NLI probabilities by pair), so a killed run resumes. Data
@@ -41,8 +41,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--layout",
         choices=LAYOUTS,
-        default=EMBEDDING_LAYOUT,
-        help="emb4: ConflictRAG's embedding features; emb4+nli6: plus NLI both ways on the "
+        default=None,
+        help="(default emb4; with --report-only, the shipped model's) emb4: ConflictRAG's embedding features; emb4+nli6: plus NLI both ways on the "
         "first words; emb4+stance: plus each passage's stance towards the question's answer; "
         "stance: the stance block alone",
     )
@@ -66,6 +66,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--dry-run", action="store_true", help="report only; write no model")
     args = parser.parse_args(argv)
+    args.layout_given = args.layout is not None
+    args.layout = args.layout or EMBEDDING_LAYOUT
     config = train_config(args)
     work = args.work
     work.mkdir(parents=True, exist_ok=True)
@@ -76,7 +78,9 @@ def main(argv: list[str] | None = None) -> None:
         with open(work / "log.jsonl", "a", encoding="utf-8") as handle:
             handle.write(line + "\n")
 
-    name = f"{args.layout}.head1-stance" if args.conflict_head_stance else args.layout
+    name = pair_detector.variant(args.layout, config)
+    if args.report_only and not args.layout_given:
+        name = pair_detector.shipped_variant()
     if args.report_only:
         result = json.loads((work / f"metrics-{name}.json").read_text("utf-8"))
     else:
@@ -84,7 +88,8 @@ def main(argv: list[str] | None = None) -> None:
     if not args.dry_run:
         others = sorted(p for p in work.glob("metrics-*.json") if p.name != f"metrics-{name}.json")
         ablations = [json.loads(path.read_text("utf-8")) for path in others]
-        lines = pair_report.markdown(result, result["command"], ablations)
+        command = result.get("command", pair_detector.REBUILD)
+        lines = pair_report.markdown(result, command, ablations)
         pair_report.replace_section(args.report, lines)
         print("\n".join(lines))
 

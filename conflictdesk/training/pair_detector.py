@@ -167,6 +167,7 @@ def write_config(
         "threshold_source": "best pooled dev F1 (scripts/train_pair_detector.py)",
         "route": "two-stage",
         "conflict_head_reads": f"last {conflict_tail} columns" if conflict_tail else "all",
+        "variant": f"{layout}.head1-stance" if conflict_tail else layout,
         "types": ["none", "factual", "temporal", "opinion"],
     }
     (out / "pair_config.json").write_text(json.dumps(config, indent=2) + "\n", "utf-8")
@@ -182,6 +183,14 @@ def set_route(out: Path, route: str) -> None:
 def variant(layout: str, config: pair_model.TrainConfig) -> str:
     """The layout's name, marked when head 1 reads only the stance block."""
     return f"{layout}.head1-stance" if config.conflict_tail else layout
+
+
+def shipped_variant() -> str:
+    """The variant name of the model in models/pair (its metrics file's name)."""
+    from conflictdesk.backends.manifest import models_dir
+
+    config = json.loads((models_dir() / "pair" / "pair_config.json").read_text("utf-8"))
+    return str(config.get("variant", config.get("layout", EMBEDDING_LAYOUT)))
 
 
 def rebuild_command(layout: str, config: pair_model.TrainConfig) -> str:
