@@ -17,7 +17,9 @@ the answers are independent evidence against it.
 
 Stage 2: the GGUF model when one is configured (a structured JSON prompt returning conflict,
 type and a reason), else the NLI cross-encoder on the two passages' key sentences (clipped to
-60 words around the answer) in both directions, in one batch: conflict when contradiction is the top label in either direction,
+60 words around the answer) in both directions, in one batch over every pair (it decides the
+pairs stage 1 left; on a settled pair stage 1's call stands and the NLI probabilities are
+kept for the type model's agreement features): conflict when contradiction is the top label in either direction,
 P(conflict) = the larger contradiction probability, typed by head 2's best non-"none" type
 ("factual" without a stage-1 model, when every pair goes to stage 2). When the question asks
 for a description, contradiction is required in both directions (P = the smaller):
@@ -28,6 +30,7 @@ the example collection). Only pairs within the packet are judged: at most C(k′
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from itertools import combinations
 from typing import Any
 
@@ -208,9 +211,12 @@ def detect_pairs(
             decided[n] = _llm_pair(query, passages[i], passages[j], stage1, n, llm, cache)
         stage2 = f"llm:{llm.model_id}"
     else:
-        decided.update(
-            _nli_pairs(passages, tagging, index_pairs, uncertain, stage1, backends, cache)
-        )
+        everything = range(len(index_pairs))
+        judged = _nli_pairs(passages, tagging, index_pairs, everything, stage1, backends, cache)
+        for n, pair in judged.items():
+            # stage 1's call stands on a settled pair; the NLI evidence is kept on it for the
+            # type model's agreement features (evidence_signals.pair_signals)
+            decided[n] = replace(decided[n], nli=pair.nli) if n in decided else pair
         stage2 = f"nli:{backends.nli.model_id}"
     stage1_name = _stage1_name(backends)
     pairs = tuple(decided[n] for n in range(len(index_pairs)))
