@@ -45,6 +45,17 @@ def heldout_lines(heldout: dict) -> list[str]:
     return lines
 
 
+def variant_lines(result: dict) -> list[str]:
+    """What the shipped variant's heads read, when head 1 reads the stance block only."""
+    if not str(result.get("variant", "")).endswith(".head1-stance"):
+        return []
+    return [
+        f"Variant `{result['variant']}`: head 1 (conflict) reads only the stance block; head 2 "
+        "(types) reads every feature, embeddings included (`--conflict-head-stance`).",
+        "",
+    ]
+
+
 def speed_lines(result: dict) -> list[str]:
     """Pairs per second of the layout's NLI features (uncached) on each held-out set."""
     speed = result.get("feature_speed") or {}
@@ -149,6 +160,7 @@ def markdown(result: dict, command: str, ablations: list[dict] | None = None) ->
             "the best pooled F1 on the development pairs (never on held-out sets)."
         ),
         "",
+        *variant_lines(result),
         *heldout_lines(result["heldout"]),
         "",
         verdict,
