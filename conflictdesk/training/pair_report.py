@@ -49,11 +49,11 @@ def variant_lines(result: dict) -> list[str]:
     """What the shipped variant's heads read, when head 1 reads the stance block only."""
     if not str(result.get("variant", "")).endswith(".head1-stance"):
         return []
-    return [
+    line = (
         f"Variant `{result['variant']}`: head 1 (conflict) reads only the stance block; head 2 "
-        "(types) reads every feature, embeddings included (`--conflict-head-stance`).",
-        "",
-    ]
+        "(types) reads every feature, embeddings included (`--conflict-head-stance`)."
+    )
+    return [line, ""]
 
 
 def speed_lines(result: dict) -> list[str]:
