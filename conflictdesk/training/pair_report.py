@@ -56,6 +56,33 @@ def variant_lines(result: dict) -> list[str]:
     return [line, ""]
 
 
+def dev_lines(result: dict, ablations: list[dict] | None) -> list[str]:
+    """Each variant's development figures (the basis of the choice): F1 per dev set and
+    head 2's type accuracy on the in-domain dev conflicts (it types every conflict)."""
+    rows = [r for r in [result, *(ablations or [])] if "dev" in r and "indomain_val" in r["dev"]]
+    if not rows:
+        return []
+    names = list(rows[0]["dev"])
+    intro = (
+        "Development pairs (the variant is chosen here; never on the held-out sets): F1 per "
+        "set, and head 2's type accuracy on the in-domain dev conflicts."
+    )
+    lines = [
+        intro,
+        "",
+        "| variant | " + " | ".join(f"{n} F1" for n in names) + " | mean F1 | in-domain type acc |",
+        "|---|" + "---:|" * (len(names) + 2),
+    ]
+    for r in rows:
+        f1 = [r["dev"][n]["f1"] for n in names]
+        lines.append(
+            f"| {r.get('variant', r['layout'])} | " + " | ".join(_fmt(x) for x in f1)
+            + f" | {_fmt(sum(f1) / len(f1))} | "
+            + f"{_fmt(r['dev']['indomain_val']['type_acc_given_conflict'])} |"
+        )  # fmt: skip
+    return [*lines, ""]
+
+
 def speed_lines(result: dict) -> list[str]:
     """Pairs per second of the layout's NLI features (uncached) on each held-out set."""
     speed = result.get("feature_speed") or {}
@@ -166,6 +193,7 @@ def markdown(result: dict, command: str, ablations: list[dict] | None = None) ->
         verdict,
         "",
         *ablation_lines(result, ablations),
+        *dev_lines(result, ablations),
         *speed_lines(result),
         (
             "Per type (the product's typing: none below the threshold, else head 2's best "

@@ -229,6 +229,11 @@ def test_report_shows_the_route_and_the_feature_cost_when_measured():
     assert "| 0.810 / 0.700 (0.40) |" in text
     assert "conflictqa_test 8.0 pairs/s (191 NLI calls for 100 pairs)" in text
     assert "Feature cost" not in "\n".join(pair_report.markdown(_result("two-stage"), "cmd"))
+    dev = {"f1": 0.6, "type_acc_given_conflict": 0.5}
+    result["dev"] = {"conflictqa": {**dev, "f1": 0.8}, "indomain_val": dev}
+    assert "| emb4+nli6 | 0.800 | 0.600 | 0.700 | 0.500 |" in "\n".join(
+        pair_report.markdown(result, "cmd")
+    )
     result["variant"] = "emb4+stance.head1-stance"
     assert "head 1 (conflict) reads only the stance block" in "\n".join(
         pair_report.markdown(result, "cmd")
