@@ -100,7 +100,13 @@ class Manifest:
         self.path.write_text(json.dumps(body, indent=2, ensure_ascii=False) + "\n", "utf-8")
 
     def upsert(self, entry: ModelEntry) -> None:
-        self.entries = [e for e in self.entries if e.name != entry.name] + [entry]
+        """Replace the entry of the same name where it stands (a rebuilt model's diff stays
+        one hunk), or append a new one."""
+        names = [e.name for e in self.entries]
+        if entry.name in names:
+            self.entries[names.index(entry.name)] = entry
+        else:
+            self.entries.append(entry)
 
     def by_role(self, role: str) -> list[ModelEntry]:
         return [e for e in self.entries if e.role == role]

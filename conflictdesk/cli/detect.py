@@ -29,7 +29,7 @@ output, one line per input line (the id echoed):
   {"id", "relations": ["SUPPORTS" | "CONTRADICTS" | "IRRELEVANT", ...one per document],
    "confidences": [...], "uncertain": [true | false, ...], "conflict": true | false,
    "verdict": "conflict" | "no_conflict" | "uncertain", "method", "cached": {"hits", "total"}}
-  (a judgment is uncertain below confidence 0.68; the verdict is uncertain when the confident
+  (a judgment is uncertain below confidence 0.72; the verdict is uncertain when the confident
   judgments do not settle it: a reviewer should look)
   a bad line gives {"id", "error"} and a message on stderr; the batch goes on; exit status 1.
 

@@ -122,6 +122,8 @@ def render(results: dict[str, Any]) -> str:
                     continue
                 cells = "".join(f"{_fmt(v):>10}" for v in values)
                 lines.append(f"  {label:<28}{cells}")
+            always = systems["system"]["always_conflict_f1"]
+            lines.append(f"  {'conflict F1, always-conflict':<28}{always:>10.3f}{always:>10.3f}")
             lines.append(f"  predicted types: {systems['system']['predicted_types']}")
     lines.append(f"\nmodels: {results['method']}")
     return "\n".join(lines)

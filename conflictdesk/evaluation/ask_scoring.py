@@ -172,6 +172,9 @@ def score(cases: Sequence[Case], preds: Sequence[Prediction], nli: Any = None) -
             "fn": prf.fn,
             "tn": prf.tn,
         },
+        "always_conflict_f1": detection_prf(
+            [True] * len(cases), [c.gold_conflict for c in cases]
+        ).f1,
         "answer_recall": recall,
         "lead_answer_recall": lead,
         "citation_precision_gold": correct / total if total else None,

@@ -13,6 +13,10 @@ STEPS: tuple[tuple[str, list[str]], ...] = (
     ("Conflict detection (ConflictScore, shipped labeller)", ["eval_conflictscore.py"]),
     ("Fusion labeller", ["train_fusion.py", "--no-write"]),
     ("Abstention", ["eval_abstention.py"]),
+    (
+        "Question-level `ask` (QACC dev, RAMDocs eval half)",
+        ["eval_ask.py", "--ramdocs-half", "eval"],
+    ),
     ("CONFLICTS type (typed_dev, CV by case)", ["train_type_classifier.py", "--eval-only"]),
     ("Stage-1 pair detector", ["train_pair_detector.py", "--report-only"]),
 )

@@ -3,6 +3,7 @@ scripts/eval_ask.py) on hand-computed cases."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -103,3 +104,11 @@ def test_score_of_a_baseline_that_never_detects():
     assert report["answer_recall"] == 1.0 and report["citation_precision_gold"] == 1.0
     # CARS = 0.35·1 + 0.25·0 + 0.25·0 (direct ≠ entropy_topsis) + 0.15·1 = 0.5
     assert report["cars"]["cars"] == pytest.approx(0.5)
+
+
+def test_score_reports_the_always_conflict_baseline_on_the_same_cases():
+    conflict, quiet = _case(), dataclasses.replace(_case(), gold_conflict=False)
+    pred = eval_ask.Prediction(False, "no_conflict", "direct", ())
+    report = eval_ask.score([conflict, quiet, quiet, quiet], [pred] * 4)
+    # always "conflict": precision 1/4, recall 1 -> F1 = 2 * 0.25 / 1.25 = 0.4
+    assert report["always_conflict_f1"] == pytest.approx(0.4)

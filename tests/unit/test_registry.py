@@ -228,9 +228,7 @@ def test_model_id_changes_with_the_weights_so_caches_never_serve_old_judgments(m
     assert rebuilt.version != entry.version
 
 
-def test_entry_for_a_relative_folder_is_stored_relative_to_the_models_folder(
-    tmp_path, monkeypatch
-):
+def test_entry_for_a_relative_folder_is_stored_relative_to_the_models_folder(tmp_path, monkeypatch):
     base = tmp_path / "models"
     (base / "nli").mkdir(parents=True)
     (base / "nli" / "model.bin").write_bytes(b"weights")
@@ -240,3 +238,25 @@ def test_entry_for_a_relative_folder_is_stored_relative_to_the_models_folder(
     )
     assert entry.path == "nli"
     assert list(entry.files) == ["nli/model.bin"]
+
+
+def test_upsert_replaces_an_entry_where_it_stands(tmp_path):
+    for name in ("first", "second", "third"):
+        add_model(tmp_path, name, "nli", {"model.bin": name.encode()})
+    add_model(tmp_path, "second", "nli", {"model.bin": b"rebuilt"})
+    add_model(tmp_path, "fourth", "nli", {"model.bin": b"new"})
+    manifest = Manifest.load(tmp_path / "manifest.json")
+    assert [e.name for e in manifest.entries] == ["first", "second", "third", "fourth"]
+    (second,) = [e for e in manifest.entries if e.name == "second"]
+    assert (
+        second.files
+        == entry_for(
+            "second",
+            "nli",
+            tmp_path / "second",
+            licence="MIT",
+            source="test",
+            rebuild="x",
+            base=tmp_path,
+        ).files
+    )
