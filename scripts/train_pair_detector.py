@@ -65,6 +65,11 @@ def main(argv: list[str] | None = None) -> None:
         "--report-only", action="store_true", help="rewrite the report from the last run's metrics"
     )
     parser.add_argument("--dry-run", action="store_true", help="report only; write no model")
+    parser.add_argument(
+        "--held-back",
+        default="",
+        help="with --report-only and a --layout: why that variant is not the shipped model",
+    )
     args = parser.parse_args(argv)
     args.layout_given = args.layout is not None
     args.layout = args.layout or EMBEDDING_LAYOUT
@@ -86,12 +91,17 @@ def main(argv: list[str] | None = None) -> None:
     else:
         result = pair_detector.run(config, args.layout, work, log, write=not args.dry_run)
     if not args.dry_run:
-        others = sorted(p for p in work.glob("metrics-*.json") if p.name != f"metrics-{name}.json")
-        ablations = [json.loads(path.read_text("utf-8")) for path in others]
-        command = result.get("command", pair_detector.REBUILD)
-        lines = pair_report.markdown(result, command, ablations)
-        pair_report.replace_section(args.report, lines)
-        print("\n".join(lines))
+        write_report(args, work, name, result)
+
+
+def write_report(args: argparse.Namespace, work: Path, name: str, result: dict) -> None:
+    """The pair section of the report, the other variants' metrics as the ablation."""
+    others = sorted(p for p in work.glob("metrics-*.json") if p.name != f"metrics-{name}.json")
+    ablations = [json.loads(path.read_text("utf-8")) for path in others]
+    command = result.get("command", pair_detector.REBUILD)
+    lines = pair_report.markdown(result, command, ablations, args.held_back)
+    pair_report.replace_section(args.report, lines)
+    print("\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -157,10 +157,22 @@ def ablation_lines(result: dict, ablations: list[dict] | None) -> list[str]:
     return [*lines, ""]
 
 
-def markdown(result: dict, command: str, ablations: list[dict] | None = None) -> list[str]:
-    """The whole section, from a `pair_detector.run` result."""
+def markdown(
+    result: dict, command: str, ablations: list[dict] | None = None, held_back: str = ""
+) -> list[str]:
+    """The whole section, from a `pair_detector.run` result; `held_back` says why a variant
+    that met the held-out rule is not the shipped model."""
     route = result["route"]
     verdict = (
+        f"**Not shipped.** This variant meets the held-out rule, but it is held back: {held_back}"
+        if held_back
+        else verdict_line(route)
+    )
+    return _section(result, command, ablations, verdict)
+
+
+def verdict_line(route: str) -> str:
+    return (
         "Stage 1 beats always-conflict and NLI alone on every held-out set: it stays in the "
         "route (two-stage)."
         if route == "two-stage"
@@ -169,6 +181,9 @@ def markdown(result: dict, command: str, ablations: list[dict] | None = None) ->
         "stage's `method` starts with `stage1-off(...)`, and `models list` says so). Head 2 "
         "still types the conflicts stage 2 finds (its figures on gold conflicts below)."
     )
+
+
+def _section(result: dict, command: str, ablations: list[dict] | None, verdict: str) -> list[str]:
     return [
         f"{SECTION_START} (held-out pairs)",
         "",

@@ -262,3 +262,11 @@ def test_conflict_head_on_the_trailing_columns_exports_with_zero_weights(tmp_pat
     moved[:, :8] += 5.0  # the head-1-blind columns change nothing in P(conflict)
     q = np.array([s.conflict for s in detector.classify(moved)])
     assert np.allclose(p, q, atol=1e-5)
+
+
+def test_a_held_back_variant_says_so_instead_of_the_route_verdict():
+    from conflictdesk.training import pair_report
+
+    text = "\n".join(pair_report.markdown(_result("two-stage"), "cmd", None, "types shift."))
+    assert "**Not shipped.**" in text and "types shift." in text
+    assert "it stays in the route" not in text
