@@ -7,12 +7,19 @@
 - Subjectivity from a linear probe on the passage embeddings (`SubjectivityProbe`), trained
   on opinion sentences against factual statements from public corpora, never on typed cases.
 - Spread of the passages' embeddings: passages on different facets of a question sit further
-  apart than restatements of one fact."""
+  apart than restatements of one fact.
+- Support structure over every retrieved passage the tagger judged on topic (not only the
+  packet): how many answers two passages or more hold, how much of the answering is done by
+  answers no other passage repeats, whether one lone passage dissents from a repeated answer
+  (a planted or mistaken value against a supported one), how alike the passages that share
+  an answer are and how alike those that do not (embedding cosine), and how much of the
+  on-topic retrieval the NLI found irrelevant to the question's hypothesis."""
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -33,6 +40,14 @@ SIGNAL_NAMES = (
     "probe_subjectivity_max",
     "probe_question",
     "embedding_spread",
+)
+SUPPORT_NAMES = (
+    "supported_answers",
+    "singleton_share",
+    "lone_dissent",
+    "same_answer_cosine",
+    "cross_answer_cosine",
+    "irrelevant_share",
 )
 
 
@@ -145,3 +160,46 @@ def _spread(matrix: np.ndarray) -> float:
     unit = matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
     cosines = [float(unit[a] @ unit[b]) for a, b in itertools.combinations(range(len(unit)), 2)]
     return 1.0 - float(np.mean(cosines))
+
+
+def support_signals(
+    answers: Mapping[int, str],
+    on_topic_ids: Sequence[int],
+    irrelevant_ids: Sequence[int],
+    vectors: Mapping[int, np.ndarray] | None,
+) -> dict[str, float]:
+    """Support structure of the answers held by the on-topic retrieved passages (module
+    docstring); `answers` maps a passage id to the answer it holds."""
+    counts = Counter(answers.values())
+    total = sum(counts.values())
+    top = max(counts.values(), default=0)
+    dissent = [c for c in counts.values() if c != top]
+    lone = top >= 2 and list(counts.values()).count(top) == 1 and dissent and max(dissent) == 1
+    same, cross = _answer_cosines(answers, vectors or {})
+    return {
+        "supported_answers": math.log1p(sum(c >= 2 for c in counts.values())),
+        "singleton_share": sum(c for c in counts.values() if c == 1) / total if total else 0.0,
+        "lone_dissent": float(bool(lone)),
+        "same_answer_cosine": same,
+        "cross_answer_cosine": cross,
+        "irrelevant_share": len(irrelevant_ids) / max(len(on_topic_ids), 1),
+    }
+
+
+def _answer_cosines(
+    answers: Mapping[int, str], vectors: Mapping[int, np.ndarray]
+) -> tuple[float, float]:
+    """Mean embedding cosine of the passage pairs that hold the same answer, and of those
+    that hold different answers (0 where there is no such pair)."""
+    ids = [pid for pid in answers if pid in vectors]
+    same: list[float] = []
+    cross: list[float] = []
+    for a, b in itertools.combinations(ids, 2):
+        cosine = float(_unit(vectors[a]) @ _unit(vectors[b]))
+        (same if answers[a] == answers[b] else cross).append(cosine)
+    return (float(np.mean(same)) if same else 0.0, float(np.mean(cross)) if cross else 0.0)
+
+
+def _unit(vector: np.ndarray) -> np.ndarray:
+    v = np.asarray(vector, dtype=np.float64)
+    return v / max(float(np.linalg.norm(v)), 1e-9)

@@ -24,9 +24,11 @@ from conflictdesk.analysis.claims import answer_kind
 from conflictdesk.analysis.dates import find_dates, passage_date
 from conflictdesk.analysis.evidence_signals import (
     SIGNAL_NAMES,
+    SUPPORT_NAMES,
     SubjectivityProbe,
     embedding_signals,
     pair_signals,
+    support_signals,
 )
 from conflictdesk.analysis.types import (
     Cluster,
@@ -96,6 +98,7 @@ FEATURE_NAMES = (
     "cluster_count",
     *SIGNAL_NAMES,
     *ANSWER_STRUCTURE,
+    *SUPPORT_NAMES,
 )
 
 
@@ -118,7 +121,7 @@ def type_features(ev: Evidence, probe: SubjectivityProbe | None = None) -> dict[
     measures subjectivity on the embeddings (`evidence_signals`)."""
     tags = ev.tagging.by_id()
     on_topic = [p for p in ev.packet if tags[p.id].on_topic] or list(ev.packet)
-    answers = _answers(on_topic, tags, ev.tagging)
+    answers = _answers([p.id for p in on_topic], tags, ev.tagging)
     features = {
         "yes_no": float(ev.tagging.frame.form is not QueryForm.WH),
         **question_features(ev.query),
@@ -134,6 +137,7 @@ def type_features(ev: Evidence, probe: SubjectivityProbe | None = None) -> dict[
         **embedding_signals(ev.query_vector, on_topic, ev.vectors, probe),
         "answer_count": math.log1p(len(set(answers.values()))),
         "on_topic_share": sum(tags[p.id].on_topic for p in ev.packet) / max(len(ev.packet), 1),
+        **_retrieved_support(ev),
     }
     return {name: float(features[name]) for name in FEATURE_NAMES}
 
@@ -160,21 +164,31 @@ def asked_clause(query: str) -> str:
     return next((c for c in clauses if answer_kind(c) == kind), query)
 
 
+def _retrieved_support(ev: Evidence) -> dict[str, float]:
+    """`support_signals` over every passage the tagger judged on topic, in the packet or not
+    (the packet keeps a few; a lone dissent shows only against all of them)."""
+    tags = ev.tagging.by_id()
+    on_topic = [t.passage_id for t in ev.tagging.tags if t.on_topic]
+    irrelevant = [pid for pid in on_topic if tags[pid].tag is Tag.IRRELEVANT]
+    answers = _answers(on_topic, tags, ev.tagging)
+    return support_signals(answers, on_topic, irrelevant, ev.vectors)
+
+
 def _answers(
-    on_topic: Sequence[Passage], tags: dict[int, PassageTag], tagging: Tagging
+    on_topic: Sequence[int], tags: dict[int, PassageTag], tagging: Tagging
 ) -> dict[int, str]:
-    """The answer each on-topic passage holds: its candidate answer (wh), else its stance
-    (Support / Refute); a passage with neither holds none."""
+    """The answer each on-topic passage (by id) holds: its candidate answer (wh), else its
+    stance (Support / Refute); a passage with neither holds none."""
     wh, leading = tagging.frame.form is QueryForm.WH, (tagging.frame.leading or "").lower()
     held: dict[int, str] = {}
-    for p in on_topic:
-        t = tags[p.id]
+    for pid in on_topic:
+        t = tags[pid]
         if wh:
             answer = leading if t.tag is Tag.SUPPORT and leading else (t.answer or "").lower()
         else:
             answer = t.tag.value if t.tag is not Tag.IRRELEVANT else ""
         if answer:
-            held[p.id] = answer
+            held[pid] = answer
     return held
 
 

@@ -18,8 +18,10 @@ LICENCE = (
 PUBLIC_LICENCE = (
     "MIT (conflictdesk); trained on typed_dev (CC0, hand-written for this project) and on cases "
     "built by provenance from PERSPECTRUM train (CC BY-SA 4.0), RAMDocs train half (MIT), QACC "
-    "train (CC BY-SA 3.0) and ConflictQA StrategyQA train (Apache-2.0); subjectivity probe on "
-    "PERSPECTRUM (CC BY-SA 4.0), FEVER and Fool Me Twice sentences"
+    "train (CC BY-SA 3.0) and ConflictQA StrategyQA train (Apache-2.0)"
+)
+PROBE_LICENCE = (
+    "; subjectivity probe on PERSPECTRUM (CC BY-SA 4.0), FEVER and Fool Me Twice sentences"
 )
 PUBLIC_SOURCE = (
     "multinomial logistic regression over conflictdesk.analysis.typing_features (feature set "
@@ -66,6 +68,8 @@ def save_model(model: TypeModel, *, public: bool = True) -> None:
     path.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
     manifest = Manifest.load(base / "manifest.json")
     licence, source = (PUBLIC_LICENCE, PUBLIC_SOURCE) if public else (LICENCE, SOURCE)
+    if public and model.probe is not None:
+        licence += PROBE_LICENCE
     rebuild = REBUILD.replace(" --typed-dev-only", "") if public else REBUILD
     entry = entry_for(
         model.model_id, ROLE, path, licence=licence, source=source, rebuild=rebuild, base=base

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from conflictdesk.analysis.evidence_signals import SIGNAL_NAMES, SubjectivityProbe
+from conflictdesk.analysis.evidence_signals import SIGNAL_NAMES, SUPPORT_NAMES, SubjectivityProbe
 from conflictdesk.analysis.type_model import TypeModel
 from conflictdesk.analysis.typing_features import ANSWER_STRUCTURE, FEATURE_NAMES
 from conflictdesk.training.types import (
@@ -25,7 +25,9 @@ from conflictdesk.training.types import (
     train_model,
 )
 
-MEASURED = tuple(name for name in FEATURE_NAMES if name not in SIGNAL_NAMES + ANSWER_STRUCTURE)
+MEASURED = tuple(
+    name for name in FEATURE_NAMES if name not in SIGNAL_NAMES + ANSWER_STRUCTURE + SUPPORT_NAMES
+)
 AGREEMENT = SIGNAL_NAMES[:5]
 EMBEDDING = SIGNAL_NAMES[5:]
 FEATURE_SETS: dict[str, tuple[str, ...]] = {

@@ -49,6 +49,20 @@ RECIPE_SETS: dict[str, tuple[str, ...]] = {
         n for n in FEATURE_SETS["measured+agreement+embedding"] if n not in PAGE_STYLE
     )
     + ANSWER_STRUCTURE,
+    # One or two signals per mechanism, page style and the probe left out: question form,
+    # the answers' support over the packet and over every on-topic passage retrieved, the
+    # dates, how alike the passages sharing an answer are.
+    "compact": (
+        "yes_no",
+        "lead_share",
+        "question_past",
+        "date_spread",
+        "newest_differs",
+        "time_separated",
+        "same_answer_cosine",
+        "irrelevant_share",
+        "on_topic_share",
+    ),
 }
 PAPER_COUNTS = (161, 115, 115, 62, 5)  # CONFLICTS Table 2, in TYPE_ORDER
 PAPER_PRIOR = np.array(PAPER_COUNTS, dtype=np.float64) / sum(PAPER_COUNTS)

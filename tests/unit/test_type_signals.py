@@ -136,3 +136,57 @@ def test_dissent_on_a_tie_is_read_against_the_leading_answer_not_packet_order():
     reversed_order = _dissent_features({4: "vision", 3: "bones"}, tags, "bones")
     assert in_order == reversed_order
     assert in_order["dissent_neutral"] == 0.8  # the dissent is passage 4, not the leader
+
+
+def test_support_structure_tells_a_lone_dissent_from_answers_each_supported():
+    from conflictdesk.analysis.evidence_signals import support_signals
+
+    ids = [0, 1, 2, 3]
+    lone = support_signals({0: "a", 1: "a", 2: "a", 3: "b"}, ids, [], None)
+    both = support_signals({0: "a", 1: "a", 2: "b", 3: "b"}, ids, [], None)
+    assert lone["lone_dissent"] == 1.0 and both["lone_dissent"] == 0.0
+    assert both["supported_answers"] > lone["supported_answers"]
+    assert lone["singleton_share"] == pytest.approx(0.25)
+    assert both["singleton_share"] == 0.0
+    tie = support_signals({0: "a", 1: "b"}, ids[:2], [], None)
+    assert tie["lone_dissent"] == 0.0 and tie["singleton_share"] == 1.0
+
+
+def test_answer_cosines_split_same_answer_pairs_from_cross_answer_pairs():
+    from conflictdesk.analysis.evidence_signals import support_signals
+
+    vectors = {0: np.array([1.0, 0.0]), 1: np.array([2.0, 0.0]), 2: np.array([0.0, 3.0])}
+    signals = support_signals({0: "a", 1: "a", 2: "b"}, [0, 1, 2, 3], [3], vectors)
+    assert signals["same_answer_cosine"] == pytest.approx(1.0)
+    assert signals["cross_answer_cosine"] == pytest.approx(0.0)
+    assert signals["irrelevant_share"] == pytest.approx(0.25)
+    none = support_signals({}, [], [], vectors)
+    assert none["same_answer_cosine"] == 0.0 and none["irrelevant_share"] == 0.0
+
+
+def test_support_is_read_over_every_on_topic_passage_not_only_the_packet():
+    from conflictdesk.analysis.types import (
+        ClaimFrame,
+        ConflictScore,
+        PairDetection,
+        PassageTag,
+        QueryForm,
+        Stance,
+        Tagging,
+    )
+    from conflictdesk.analysis.typing_features import Evidence, type_features
+    from conflictdesk.types import Tag
+
+    answers = ["12", "12", "12", "40", "12"]
+    tags = tuple(
+        PassageTag(i, Tag.SUPPORT if a == "12" else Tag.REFUTE, 0.9, 0.5, 0.3, 0.2, answer=a)
+        for i, a in enumerate(answers)
+    )
+    frame = ClaimFrame("How many?", QueryForm.WH, "h", leading="12")
+    score = ConflictScore(0.2, 0.2, 3.0, 1.0, 0.0, 3.0, 1.0, 0.5, Stance.SUPPORT)
+    packet = [Passage(0, "It is 12."), Passage(3, "It is 40.")]  # the packet keeps two
+    ev = Evidence("How many?", packet, Tagging(frame, tags, "t"), (), score,
+                  PairDetection((), 0.6, "m"))  # fmt: skip
+    features = type_features(ev)
+    assert features["lone_dissent"] == 1.0  # four passages hold 12 against one 40
+    assert features["second_share"] == pytest.approx(0.5)  # the packet alone: a tie
