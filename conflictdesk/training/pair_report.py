@@ -168,7 +168,22 @@ def markdown(
         if held_back
         else verdict_line(route)
     )
-    return _section(result, command, ablations, verdict)
+    return _section(result, command, ablations, verdict + margin_note(result["heldout"]))
+
+
+def margin_note(heldout: dict) -> str:
+    """The smallest F1 margin of stage 1 over the better of the two baselines."""
+    if not heldout:
+        return ""
+    margins = {
+        name: r["f1"] - max(r["always_conflict_f1"], r["nli_alone_f1"])
+        for name, r in heldout.items()
+    }
+    name = min(margins, key=lambda n: margins[n])
+    return (
+        f" Smallest F1 margin over the better baseline: {margins[name]:+.3f} ({name}); "
+        "accuracy is to be read beside the majority class."
+    )
 
 
 def verdict_line(route: str) -> str:

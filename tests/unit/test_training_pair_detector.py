@@ -269,4 +269,5 @@ def test_a_held_back_variant_says_so_instead_of_the_route_verdict():
 
     text = "\n".join(pair_report.markdown(_result("two-stage"), "cmd", None, "types shift."))
     assert "**Not shipped.**" in text and "types shift." in text
+    assert "Smallest F1 margin over the better baseline:" in text
     assert "it stays in the route" not in text
