@@ -2,8 +2,8 @@
 int8 ONNX in models/pair/, register it and report held-out figures beside the baselines.
 
     nice .venv/bin/python scripts/train_pair_detector.py    # train, export, register, report
-    nice .venv/bin/python scripts/train_pair_detector.py --layout emb4+nli6 --dry-run  # ablation
-    .venv/bin/python scripts/train_pair_detector.py --report-only  # report from the last metrics
+    nice .venv/bin/python scripts/train_pair_detector.py --layout emb4 --dry-run  # ablation
+    .venv/bin/python scripts/train_pair_detector.py --report-only  # report of the shipped model
 
 Features (conflictdesk/analysis/pair_features.py, shared with inference) are cached in
 .train/pair/ (embeddings by text, NLI probabilities by pair), so a killed run resumes. Data
@@ -16,18 +16,35 @@ import json
 import time
 from pathlib import Path
 
-from conflictdesk.analysis.pair_features import EMBEDDING_LAYOUT, NLI_LAYOUT
+from conflictdesk.analysis.pair_features import EMBEDDING_LAYOUT, STANCE_DIM
 from conflictdesk.training import pair_detector, pair_report
+from conflictdesk.training.pair_eval import LAYOUTS
 from conflictdesk.training.pair_model import TrainConfig
+
+
+def train_config(args: argparse.Namespace) -> TrainConfig:
+    return TrainConfig(
+        lr=args.lr,
+        batch_size=args.batch_size,
+        max_epochs=args.max_epochs,
+        patience=args.patience,
+        dropout=args.dropout,
+        weight_decay=args.weight_decay,
+        threads=args.threads,
+        seed=args.seed,
+        conflict_tail=STANCE_DIM if args.conflict_head_stance else 0,
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--layout",
-        choices=(EMBEDDING_LAYOUT, NLI_LAYOUT),
-        default=EMBEDDING_LAYOUT,
-        help="emb4: ConflictRAG's embedding features (shipped); emb4+nli6: plus NLI both ways",
+        choices=LAYOUTS,
+        default=None,
+        help="(default emb4; with --report-only, the shipped model's) emb4: ConflictRAG's embedding features; emb4+nli6: plus NLI both ways on the "
+        "first words; emb4+stance: plus each passage's stance towards the question's answer; "
+        "stance: the stance block alone",
     )
     parser.add_argument("--work", type=Path, default=Path(".train/pair"))
     parser.add_argument("--lr", type=float, default=1e-3)
@@ -38,22 +55,25 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--weight-decay", type=float, default=1e-4)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument(
+        "--conflict-head-stance",
+        action="store_true",
+        help="head 1 (conflict) reads only the stance block; head 2 (types) reads every feature",
+    )
     parser.add_argument("--report", type=Path, default=Path("docs/model_report.md"))
     parser.add_argument(
         "--report-only", action="store_true", help="rewrite the report from the last run's metrics"
     )
     parser.add_argument("--dry-run", action="store_true", help="report only; write no model")
-    args = parser.parse_args(argv)
-    config = TrainConfig(
-        lr=args.lr,
-        batch_size=args.batch_size,
-        max_epochs=args.max_epochs,
-        patience=args.patience,
-        dropout=args.dropout,
-        weight_decay=args.weight_decay,
-        threads=args.threads,
-        seed=args.seed,
+    parser.add_argument(
+        "--held-back",
+        default="",
+        help="with --report-only and a --layout: why that variant is not the shipped model",
     )
+    args = parser.parse_args(argv)
+    args.layout_given = args.layout is not None
+    args.layout = args.layout or EMBEDDING_LAYOUT
+    config = train_config(args)
     work = args.work
     work.mkdir(parents=True, exist_ok=True)
 
@@ -63,20 +83,25 @@ def main(argv: list[str] | None = None) -> None:
         with open(work / "log.jsonl", "a", encoding="utf-8") as handle:
             handle.write(line + "\n")
 
+    name = pair_detector.variant(args.layout, config)
+    if args.report_only and not args.layout_given:
+        name = pair_detector.shipped_variant()
     if args.report_only:
-        result = json.loads((work / f"metrics-{args.layout}.json").read_text("utf-8"))
+        result = json.loads((work / f"metrics-{name}.json").read_text("utf-8"))
     else:
         result = pair_detector.run(config, args.layout, work, log, write=not args.dry_run)
     if not args.dry_run:
-        command = "nice .venv/bin/python scripts/train_pair_detector.py" + (
-            f" --layout {args.layout}" if args.layout != EMBEDDING_LAYOUT else ""
-        )
-        other_layout = EMBEDDING_LAYOUT if args.layout == NLI_LAYOUT else NLI_LAYOUT
-        other = work / f"metrics-{other_layout}.json"
-        ablation = json.loads(other.read_text("utf-8")) if other.exists() else None
-        lines = pair_report.markdown(result, command, ablation)
-        pair_report.replace_section(args.report, lines)
-        print("\n".join(lines))
+        write_report(args, work, name, result)
+
+
+def write_report(args: argparse.Namespace, work: Path, name: str, result: dict) -> None:
+    """The pair section of the report, the other variants' metrics as the ablation."""
+    others = sorted(p for p in work.glob("metrics-*.json") if p.name != f"metrics-{name}.json")
+    ablations = [json.loads(path.read_text("utf-8")) for path in others]
+    command = result.get("command", pair_detector.REBUILD)
+    lines = pair_report.markdown(result, command, ablations, args.held_back)
+    pair_report.replace_section(args.report, lines)
+    print("\n".join(lines))
 
 
 if __name__ == "__main__":

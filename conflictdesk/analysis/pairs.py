@@ -2,11 +2,12 @@
 
 Stage 1: e_i = Embed("{query}\\n{passage}"), features f_ij from `pair_features` (ConflictRAG
 eq. 3, [e_i; e_j; |e_i − e_j|; e_i ⊙ e_j], plus the NLI probabilities in both directions on
-the two passages' first words when the model's layout asks for them: the same function its
-training used). The int8 MLP gives P(conflict) (head 1, temperature-calibrated) and a type
+the two passages' first words, or each passage's stance towards the question's answer, when
+the model's layout asks for them: the same functions its training used, see
+`pair_features`). The int8 MLP gives P(conflict) (head 1, temperature-calibrated) and a type
 distribution (head 2). A pair whose binary confidence max(p, 1 − p) reaches τ_c is decided
-there: conflict when p ≥ 0.5, typed by head 2's best non-"none" type ("none" when no
-conflict). τ_c comes from the pair model's calibration (`pair_config.json`), else
+there: conflict when p reaches the model's decision threshold (chosen on development pairs;
+0.5 without one), typed by head 2's best non-"none" type ("none" when no conflict). τ_c comes from the pair model's calibration (`pair_config.json`), else
 ConflictRAG's 0.7. A model whose config says `route: stage2-only` (it did not beat
 always-conflict and NLI alone on held-out pairs) is kept out: every pair goes to stage 2 and
 `method` says so. Beyond ConflictRAG's confidence routing, a confident call that the
@@ -16,7 +17,9 @@ the answers are independent evidence against it.
 
 Stage 2: the GGUF model when one is configured (a structured JSON prompt returning conflict,
 type and a reason), else the NLI cross-encoder on the two passages' key sentences (clipped to
-60 words around the answer) in both directions, in one batch: conflict when contradiction is the top label in either direction,
+60 words around the answer) in both directions, in one batch over every pair (it decides the
+pairs stage 1 left; on a settled pair stage 1's call stands and the NLI probabilities are
+kept for the type model's agreement features): conflict when contradiction is the top label in either direction,
 P(conflict) = the larger contradiction probability, typed by head 2's best non-"none" type
 ("factual" without a stage-1 model, when every pair goes to stage 2). When the question asks
 for a description, contradiction is required in both directions (P = the smaller):
@@ -27,6 +30,7 @@ the example collection). Only pairs within the packet are judged: at most C(k′
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from itertools import combinations
 from typing import Any
 
@@ -36,9 +40,15 @@ from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.calls import llm_json, nli_batch
 from conflictdesk.analysis.pair_features import (
     NLI_LAYOUT,
+    STANCE_LAYOUTS,
+    STANCE_ONLY_LAYOUT,
+    layout_features,
     nli_inputs,
     nli_matrix,
     pair_features,
+    stance_block,
+    stance_inputs,
+    stance_request,
 )
 from conflictdesk.analysis.types import ConflictPair, PairDetection, Tagging
 from conflictdesk.backends.base import Backends, Generator, JudgmentCache
@@ -97,7 +107,8 @@ def _template(backends: Backends) -> str:
         raise ModelIntegrityError(
             f"pair model expects embeddings from {trained_on}, not {backends.embedder.model_id}"
         )
-    nli_trained_on = config.get("nli") if config.get("layout") == NLI_LAYOUT else None
+    layout = config.get("layout")
+    nli_trained_on = config.get("nli") if layout == NLI_LAYOUT or layout in STANCE_LAYOUTS else None
     if nli_trained_on and nli_trained_on != backends.nli.model_id.partition("@")[0]:
         raise ModelIntegrityError(
             f"pair model expects NLI features from {nli_trained_on}, not {backends.nli.model_id}"
@@ -116,17 +127,43 @@ def stage_one(
     if backends.pair is None or not index_pairs:
         return None
     template = _template(backends)
-    vectors = backends.embedder.embed(
-        [template.format(query=query, passage=p.text) for p in passages]
-    )
-    left = vectors[[i for i, _ in index_pairs]]
-    right = vectors[[j for _, j in index_pairs]]
-    ij = ji = None
-    if getattr(backends.pair, "layout", None) == NLI_LAYOUT:
+    layout = getattr(backends.pair, "layout", None)
+    left = right = ij = ji = block = None
+    if layout != STANCE_ONLY_LAYOUT:
+        vectors = backends.embedder.embed(
+            [template.format(query=query, passage=p.text) for p in passages]
+        )
+        left = vectors[[i for i, _ in index_pairs]]
+        right = vectors[[j for _, j in index_pairs]]
+    if layout == NLI_LAYOUT:
         batch = [x for i, j in index_pairs for x in nli_inputs(passages[i].text, passages[j].text)]
         scores = nli_matrix(nli_batch(backends.nli, batch, stage="pairs.features", cache=cache))
         ij, ji = scores[0::2], scores[1::2]
-    return backends.pair.classify(pair_features(left, right, ij, ji))
+    if layout in STANCE_LAYOUTS:
+        requests = [
+            stance_request(query, passages[i].text, passages[j].text) for i, j in index_pairs
+        ]
+        block = stance_block(requests, _unique_nli(stance_inputs(requests), backends, cache))
+    if layout is None or layout not in STANCE_LAYOUTS:
+        return backends.pair.classify(pair_features(left, right, ij, ji))
+    return backends.pair.classify(layout_features(layout, left, right, ij, ji, block))
+
+
+def _unique_nli(
+    batch: list[tuple[str, str]], backends: Backends, cache: JudgmentCache | None
+) -> np.ndarray:
+    """[N, 3] NLI probabilities of `batch`, each distinct input scored once (a yes/no
+    question's statement is read by the same passage in every pair it is in)."""
+    unique = list(dict.fromkeys(batch))
+    scores = nli_matrix(nli_batch(backends.nli, unique, stage="pairs.stance", cache=cache))
+    row = {x: k for k, x in enumerate(unique)}
+    return scores[[row[x] for x in batch]]
+
+
+def decision_threshold(backends: Backends) -> float:
+    """The pair model's P(conflict) threshold (chosen on dev pairs), else 0.5."""
+    value = getattr(backends.pair, "threshold", None) if backends.pair is not None else None
+    return 0.5 if value is None else float(value)
 
 
 def stage_one_routes(backends: Backends) -> bool:
@@ -153,6 +190,7 @@ def detect_pairs(
     index_pairs = list(combinations(range(len(passages)), 2))
     stage1 = stage_one(query, passages, index_pairs, backends, cache)
     settles = stage_one_routes(backends)
+    cut = decision_threshold(backends)
     answers = {t.passage_id: (t.answer or "").lower() for t in tagging.tags}
     decided: dict[int, ConflictPair] = {}
     uncertain: list[int] = []
@@ -162,10 +200,10 @@ def detect_pairs(
             uncertain.append(n)
             continue
         a, b = answers.get(passages[i].id, ""), answers.get(passages[j].id, "")
-        if a and b and (a != b) != (scores.conflict >= 0.5):
+        if a and b and (a != b) != (scores.conflict >= cut):
             uncertain.append(n)  # the held answers contradict stage 1's confident call
             continue
-        decided[n] = _from_stage_one(passages[i].id, passages[j].id, scores)
+        decided[n] = _from_stage_one(passages[i].id, passages[j].id, scores, cut)
     llm = backends.llm if use_llm else None
     if llm is not None:
         for n in uncertain:
@@ -173,9 +211,12 @@ def detect_pairs(
             decided[n] = _llm_pair(query, passages[i], passages[j], stage1, n, llm, cache)
         stage2 = f"llm:{llm.model_id}"
     else:
-        decided.update(
-            _nli_pairs(passages, tagging, index_pairs, uncertain, stage1, backends, cache)
-        )
+        everything = range(len(index_pairs))
+        judged = _nli_pairs(passages, tagging, index_pairs, everything, stage1, backends, cache)
+        for n, pair in judged.items():
+            # stage 1's call stands on a settled pair; the NLI evidence is kept on it for the
+            # type model's agreement features (evidence_signals.pair_signals)
+            decided[n] = replace(decided[n], nli=pair.nli) if n in decided else pair
         stage2 = f"nli:{backends.nli.model_id}"
     stage1_name = _stage1_name(backends)
     pairs = tuple(decided[n] for n in range(len(index_pairs)))
@@ -191,8 +232,8 @@ def _stage1_name(backends: Backends) -> str:
     return f"mlp:{backends.pair.model_id}+"
 
 
-def _from_stage_one(a: int, b: int, scores: PairScores) -> ConflictPair:
-    conflict = scores.conflict >= 0.5
+def _from_stage_one(a: int, b: int, scores: PairScores, cut: float = 0.5) -> ConflictPair:
+    conflict = scores.conflict >= cut
     pair_type = best_conflict_type(scores.types) if conflict else PairType.NONE
     return ConflictPair(
         a, b, scores.conflict, conflict, pair_type, "mlp", scores.conflict, scores.confidence

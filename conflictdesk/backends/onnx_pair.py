@@ -65,6 +65,12 @@ class OnnxPairClassifier:
         return float(self.config["tau_c"])
 
     @property
+    def threshold(self) -> float:
+        """The decision threshold on P(conflict), chosen on dev pairs (0.5 when absent)."""
+        self._ensure_loaded()
+        return float(self.config.get("threshold", 0.5))
+
+    @property
     def layout(self) -> str:
         """The feature layout the model was trained on (`pair_features`)."""
         self._ensure_loaded()

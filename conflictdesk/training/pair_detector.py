@@ -5,12 +5,18 @@ is scripts/train_pair_detector.py; torch is needed here, never by the product.""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-from conflictdesk.analysis.pair_features import EMBEDDING_LAYOUT, NLI_LAYOUT, NLI_WORDS
+from conflictdesk.analysis.pair_features import (
+    EMBEDDING_LAYOUT,
+    NLI_LAYOUT,
+    NLI_WORDS,
+    STANCE_LAYOUTS,
+)
 from conflictdesk.training import pair_data, pair_eval, pair_model
 from conflictdesk.training.features import EmbeddingCache, NLICache
 from conflictdesk.training.pairs import TEXT_TEMPLATE, TextPair
@@ -27,6 +33,11 @@ SOURCE = (
     "trained from scratch by scripts/train_pair_detector.py on {layout} features of "
     "models/embedder (minilm-l6-embedder-int8){nli}"
 )
+
+
+def uses_nli(layout: str) -> bool:
+    """True when the layout's features need the NLI model (pair NLI or stances)."""
+    return layout == NLI_LAYOUT or layout in STANCE_LAYOUTS
 
 
 def caches(work: Path, threads: int) -> tuple[EmbeddingCache, NLICache]:
@@ -64,22 +75,33 @@ def softmax_p(logit_c: np.ndarray, temperature: float) -> np.ndarray:
 
 def calibrate(
     model, dev: dict[str, list[TextPair]], features, nli, log
-) -> tuple[float, float, list]:
-    """Temperature (NLL on the pooled dev pairs), then τ_c from the routing table there."""
+) -> tuple[float, float, list, float]:
+    """Temperature (NLL on the pooled dev pairs), τ_c from the routing table there, and the
+    decision threshold on P(conflict) with the best pooled dev F1."""
     rows = [p for data in dev.values() for p in data]
     logit_c, _ = pair_model.logits(model, features(rows, False))
     gold_c = np.array([p.conflict for p in rows])
     temperature = pair_model.fit_temperature(logit_c, gold_c)
     p = softmax_p(logit_c, temperature)
     stage2 = pair_eval.nli_alone(*pair_eval.nli_both(nli, rows))
-    table = pair_eval.routing_table(p, stage2, gold_c == 1)
+    threshold = pair_eval.choose_threshold(p, gold_c == 1)
+    table = pair_eval.routing_table(p, stage2, gold_c == 1, threshold)
     tau = pair_eval.choose_tau(table)
-    log({"event": "calibrated", "temperature": round(temperature, 4), "tau_c": tau})
-    return temperature, tau, table
+    log({"event": "calibrated", "temperature": round(temperature, 4), "tau_c": tau,
+         "threshold": threshold})  # fmt: skip
+    return temperature, tau, table, threshold
 
 
-def evaluate(onnx_path: Path, sets: dict[str, list[TextPair]], features, nli) -> dict:
-    """Figures of the exported model on each set, beside the baselines."""
+def evaluate(
+    onnx_path: Path,
+    sets: dict[str, list[TextPair]],
+    features,
+    nli,
+    threshold: float = 0.5,
+    tau: float | None = None,
+) -> dict:
+    """Figures of the exported model on each set, beside the baselines (and of the
+    two-stage route at τ_c when given)."""
     from conflictdesk.backends.onnx_pair import OnnxPairClassifier
 
     detector = OnnxPairClassifier(onnx_path.parent, device="cpu", threads=1)
@@ -89,7 +111,29 @@ def evaluate(onnx_path: Path, sets: dict[str, list[TextPair]], features, nli) ->
         p = np.array([s.conflict for s in scores])
         types = np.array([s.types for s in scores])
         stage2 = pair_eval.nli_alone(*pair_eval.nli_both(nli, data))
-        out[name] = pair_eval.heldout_metrics(p, types, data, stage2)
+        out[name] = pair_eval.heldout_metrics(p, types, data, stage2, threshold, tau)
+    return out
+
+
+SPEED_PAIRS = 100
+
+
+def feature_speed(sets: dict[str, list[TextPair]], nli: NLICache, layout: str) -> dict:
+    """Pairs per second of the layout's NLI features, uncached, on the first SPEED_PAIRS
+    pairs of each set (the cost `detect` pays; embeddings are shared with retrieval)."""
+    if not uses_nli(layout):
+        return {}
+    out = {}
+    for name, data in sets.items():
+        rows = data[:SPEED_PAIRS]
+        started = time.perf_counter()
+        if layout == NLI_LAYOUT:
+            inputs = [x for p in rows for x in pair_eval.nli_inputs_of(p)]
+        else:
+            inputs = list(dict.fromkeys(pair_eval.stance_inputs_of(rows)))
+        nli.classify(inputs)
+        seconds = time.perf_counter() - started
+        out[name] = {"pairs_per_s": round(len(rows) / seconds, 1), "nli_calls": len(inputs)}
     return out
 
 
@@ -100,18 +144,30 @@ def earns_place(heldout: dict) -> bool:
     )
 
 
-def write_config(out: Path, layout: str, dim: int, temperature: float, tau: float) -> None:
+def write_config(
+    out: Path,
+    layout: str,
+    dim: int,
+    temperature: float,
+    tau: float,
+    threshold: float = 0.5,
+    conflict_tail: int = 0,
+) -> None:
     config = {
         "text_template": TEXT_TEMPLATE,
         "embedder": EMBEDDER,
-        "nli": NLI_MODEL if layout == NLI_LAYOUT else None,
+        "nli": NLI_MODEL if uses_nli(layout) else None,
         "layout": layout,
         "nli_words": NLI_WORDS,
         "feature_dim": dim,
         "temperature": round(temperature, 4),
         "tau_c": tau,
         "tau_c_source": "dev pairs (scripts/train_pair_detector.py)",
+        "threshold": threshold,
+        "threshold_source": "best pooled dev F1 (scripts/train_pair_detector.py)",
         "route": "two-stage",
+        "conflict_head_reads": f"last {conflict_tail} columns" if conflict_tail else "all",
+        "variant": f"{layout}.head1-stance" if conflict_tail else layout,
         "types": ["none", "factual", "temporal", "opinion"],
     }
     (out / "pair_config.json").write_text(json.dumps(config, indent=2) + "\n", "utf-8")
@@ -124,7 +180,28 @@ def set_route(out: Path, route: str) -> None:
     path.write_text(json.dumps(config, indent=2) + "\n", "utf-8")
 
 
-def register(out: Path, extra: dict, layout: str) -> None:
+def variant(layout: str, config: pair_model.TrainConfig) -> str:
+    """The layout's name, marked when head 1 reads only the stance block."""
+    return f"{layout}.head1-stance" if config.conflict_tail else layout
+
+
+def shipped_variant() -> str:
+    """The variant name of the model in models/pair (its metrics file's name)."""
+    from conflictdesk.backends.manifest import models_dir
+
+    config = json.loads((models_dir() / "pair" / "pair_config.json").read_text("utf-8"))
+    return str(config.get("variant", config.get("layout", EMBEDDING_LAYOUT)))
+
+
+def rebuild_command(layout: str, config: pair_model.TrainConfig) -> str:
+    return (
+        REBUILD
+        + ("" if layout == EMBEDDING_LAYOUT else f" --layout {layout}")
+        + (" --conflict-head-stance" if config.conflict_tail else "")
+    )
+
+
+def register(out: Path, extra: dict, layout: str, rebuild: str) -> None:
     from conflictdesk.backends.manifest import Manifest, entry_for, models_dir
 
     entry = entry_for(
@@ -135,9 +212,9 @@ def register(out: Path, extra: dict, layout: str) -> None:
         licence=LICENCE,
         source=SOURCE.format(
             layout=layout,
-            nli=" and models/nli (conflictdesk-nli-minilm-int8)" if layout == NLI_LAYOUT else "",
+            nli=" and models/nli (conflictdesk-nli-minilm-int8)" if uses_nli(layout) else "",
         ),
-        rebuild=REBUILD + ("" if layout == EMBEDDING_LAYOUT else f" --layout {layout}"),
+        rebuild=rebuild,
     )
     entry.extra = extra
     manifest = Manifest.load()
@@ -166,22 +243,27 @@ def run(config: pair_model.TrainConfig, layout: str, work: Path, log: Callable, 
     )
     model = pair_model.train(config, *training_matrix(train, features), log)
     dev = pair_data.dev_sets(config.seed)
-    temperature, tau, table = calibrate(model, dev, features, nli, log)
-    out = models_dir() / "pair" if write else work / f"model-{layout}"
+    temperature, tau, table, threshold = calibrate(model, dev, features, nli, log)
+    name = variant(layout, config)
+    out = models_dir() / "pair" if write else work / f"model-{name}"
     out.mkdir(parents=True, exist_ok=True)
     dim = features(train[:1], False).shape[1]
-    fp32 = work / f"pair_fp32-{layout}.onnx"
+    fp32 = work / f"pair_fp32-{name}.onnx"
     pair_model.to_onnx(model, fp32, dim, temperature)
     quantize_dynamic(str(fp32), str(out / "pair_int8.onnx"), weight_type=QuantType.QInt8)
-    write_config(out, layout, dim, temperature, tau)
-    heldout = evaluate(out / "pair_int8.onnx", pair_data.heldout_sets(config.seed), features, nli)
-    dev_figures = evaluate(out / "pair_int8.onnx", dev, features, nli)
+    write_config(out, layout, dim, temperature, tau, threshold, config.conflict_tail)
+    sets = pair_data.heldout_sets(config.seed)
+    heldout = evaluate(out / "pair_int8.onnx", sets, features, nli, threshold, tau)
+    dev_figures = evaluate(out / "pair_int8.onnx", dev, features, nli, threshold, tau)
     route = "two-stage" if earns_place(heldout) else "stage2-only"
+    speed = feature_speed(sets, nli, layout)
     set_route(out, route)
-    result = {"layout": layout, "temperature": temperature, "tau_c": tau, "route": route,
+    result = {"layout": layout, "variant": name, "temperature": temperature, "tau_c": tau,
+              "route": route, "command": rebuild_command(layout, config),
+              "threshold": threshold, "feature_speed": speed,
               "routing_dev": table, "heldout": heldout, "dev": dev_figures,
               "size_kb": round((out / "pair_int8.onnx").stat().st_size / 1024, 1)}  # fmt: skip
-    (work / f"metrics-{layout}.json").write_text(json.dumps(result, indent=2), "utf-8")
+    (work / f"metrics-{name}.json").write_text(json.dumps(result, indent=2), "utf-8")
     log(
         {
             "event": "heldout",
@@ -189,8 +271,9 @@ def run(config: pair_model.TrainConfig, layout: str, work: Path, log: Callable, 
         }
     )
     if write:
-        extra = {"tau_c": tau, "route": route, "layout": layout, "size_kb": result["size_kb"]}
-        register(out, extra, layout)
+        extra = {"tau_c": tau, "route": route, "layout": layout, "threshold": threshold,
+                 "size_kb": result["size_kb"]}  # fmt: skip
+        register(out, extra, layout, result["command"])
     return result
 
 
@@ -205,17 +288,21 @@ def shipped_result(work: Path, threads: int = 1, seed: int = 42) -> dict:
     def features(data: list[TextPair], both: bool) -> np.ndarray:
         return pair_eval.featurise(embeddings, nli, data, config["layout"], both_orders=both)
 
-    heldout = evaluate(out / "pair_int8.onnx", pair_data.heldout_sets(seed), features, nli)
+    threshold = float(config.get("threshold", 0.5))
+    model, tau = out / "pair_int8.onnx", float(config["tau_c"])
+    heldout = evaluate(model, pair_data.heldout_sets(seed), features, nli, threshold, tau)
     dev = pair_data.dev_sets(seed)
     rows = [p for data in dev.values() for p in data]
-    dev_figures = evaluate(out / "pair_int8.onnx", {"dev": rows}, features, nli)
+    dev_figures = evaluate(model, {"dev": rows}, features, nli, threshold, tau)
     p, stage2 = _shipped_p(out, rows, features), pair_eval.nli_alone(*pair_eval.nli_both(nli, rows))
-    table = pair_eval.routing_table(p, stage2, np.array([r.conflict == 1 for r in rows]))
+    gold = np.array([r.conflict == 1 for r in rows])
+    table = pair_eval.routing_table(p, stage2, gold, threshold)
     return {
         "layout": config["layout"],
         "temperature": config["temperature"],
         "tau_c": config["tau_c"],
         "route": config.get("route", "two-stage"),
+        "threshold": threshold,
         "routing_dev": table,
         "heldout": heldout,
         "dev": dev_figures,

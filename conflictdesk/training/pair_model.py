@@ -23,9 +23,12 @@ class TrainConfig:
     weight_decay: float = 1e-4
     threads: int = 1
     seed: int = 42
+    conflict_tail: int = 0  # > 0: head 1 reads only the last `conflict_tail` feature columns
 
 
-def make_model(dim: int, dropout: float):
+def make_model(dim: int, dropout: float, conflict_tail: int = 0):
+    """The two heads; with `conflict_tail`, head 1 reads only the trailing columns (e.g. the
+    stance block) while head 2 reads every feature."""
     from torch import nn
 
     def head(sizes: list[int]) -> nn.Sequential:
@@ -39,11 +42,13 @@ def make_model(dim: int, dropout: float):
     class PairMLP(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.conflict = head([dim, 256, 128, 2])
+            self.conflict_tail = conflict_tail
+            self.conflict = head([conflict_tail or dim, 256, 128, 2])
             self.types = head([dim, 256, 128, 64, 4])
 
         def forward(self, x):
-            return self.conflict(x), self.types(x)
+            tail = x[:, -self.conflict_tail :] if self.conflict_tail else x
+            return self.conflict(tail), self.types(x)
 
     return PairMLP()
 
@@ -68,7 +73,7 @@ def train(
 
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.threads)
-    model = make_model(x.shape[1], config.dropout)
+    model = make_model(x.shape[1], config.dropout, config.conflict_tail)
     optim = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     type_weight = torch.from_numpy(inverse_frequency(y_t[~val], 4))
     loss_c, loss_t = torch.nn.CrossEntropyLoss(), torch.nn.CrossEntropyLoss(weight=type_weight)
@@ -114,7 +119,8 @@ def logits(model, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def to_onnx(model, path: Path, dim: int, temperature: float = 1.0) -> None:
     """The MLP as a plain ONNX graph (Gemm/Relu, Softmax inside), written by hand from the
-    weights; the conflict head's last layer is divided by the calibrated temperature."""
+    weights; the conflict head's last layer is divided by the calibrated temperature. A head
+    that reads only the trailing columns gets zero weights for the others (same graph)."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -126,6 +132,8 @@ def to_onnx(model, path: Path, dim: int, temperature: float = 1.0) -> None:
             last = k == len(linear) - 1
             factor = scale if last else 1.0
             w = layer.weight.detach().numpy().astype(np.float32) * factor
+            if k == 0 and w.shape[1] < dim:  # a head reading the trailing columns only
+                w = np.concatenate([np.zeros((w.shape[0], dim - w.shape[1]), np.float32), w], 1)
             b = layer.bias.detach().numpy().astype(np.float32) * factor
             inits.append(numpy_helper.from_array(w, f"{prefix}.{k}.weight"))
             inits.append(numpy_helper.from_array(b, f"{prefix}.{k}.bias"))

@@ -25,18 +25,78 @@ def heldout_lines(heldout: dict) -> list[str]:
     lines = [
         (
             "| set | pairs | conflicts | stage-1 F1 | acc | always-conflict F1 | majority acc | "
-            "NLI-alone F1 / acc | beats both | ECE | type acc |"
+            "NLI-alone F1 / acc | beats both | ECE | type acc | two-stage route F1 / acc "
+            "(settled by stage 1) |"
         ),
-        "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|",
     ]
     for name, r in heldout.items():
+        route = (
+            f"{_fmt(r['routed_f1'])} / {_fmt(r['routed_acc'])} ({_fmt(r['routed_settled'], 2)})"
+            if "routed_f1" in r
+            else "–"
+        )
         lines.append(
             f"| {name} | {r['pairs']} | {r['conflicts']} | {_fmt(r['f1'])} | {_fmt(r['acc'])} | "
             f"{_fmt(r['always_conflict_f1'])} | {_fmt(r['majority_acc'])} | "
             f"{_fmt(r['nli_alone_f1'])} / {_fmt(r['nli_alone_acc'])} | {_beats(r)} | "
-            f"{_fmt(r['ece'])} | {_fmt(r['type_acc'])} |"
+            f"{_fmt(r['ece'])} | {_fmt(r['type_acc'])} | {route} |"
         )
     return lines
+
+
+def variant_lines(result: dict) -> list[str]:
+    """What the shipped variant's heads read, when head 1 reads the stance block only."""
+    if not str(result.get("variant", "")).endswith(".head1-stance"):
+        return []
+    line = (
+        f"Variant `{result['variant']}`: head 1 (conflict) reads only the stance block; head 2 "
+        "(types) reads every feature, embeddings included (`--conflict-head-stance`)."
+    )
+    return [line, ""]
+
+
+def dev_lines(result: dict, ablations: list[dict] | None) -> list[str]:
+    """Each variant's development figures (the basis of the choice): F1 per dev set and
+    head 2's type accuracy on the in-domain dev conflicts (it types every conflict)."""
+    rows = [r for r in [result, *(ablations or [])] if "dev" in r and "indomain_val" in r["dev"]]
+    if not rows:
+        return []
+    names = list(rows[0]["dev"])
+    intro = (
+        "Development pairs (the variant is chosen here; never on the held-out sets): F1 per "
+        "set, and head 2's type accuracy on the in-domain dev conflicts."
+    )
+    lines = [
+        intro,
+        "",
+        "| variant | " + " | ".join(f"{n} F1" for n in names) + " | mean F1 | in-domain type acc |",
+        "|---|" + "---:|" * (len(names) + 2),
+    ]
+    for r in rows:
+        f1 = [r["dev"][n]["f1"] for n in names]
+        lines.append(
+            f"| {r.get('variant', r['layout'])} | " + " | ".join(_fmt(x) for x in f1)
+            + f" | {_fmt(sum(f1) / len(f1))} | "
+            + f"{_fmt(r['dev']['indomain_val']['type_acc_given_conflict'])} |"
+        )  # fmt: skip
+    return [*lines, ""]
+
+
+def speed_lines(result: dict) -> list[str]:
+    """Pairs per second of the layout's NLI features (uncached) on each held-out set."""
+    speed = result.get("feature_speed") or {}
+    if not speed:
+        return []
+    cells = [
+        f"{name} {s['pairs_per_s']} pairs/s ({s['nli_calls']} NLI calls for 100 pairs)"
+        for name, s in speed.items()
+    ]
+    return [
+        "Feature cost (CTranslate2 NLI on the 2 shared CPU cores, uncached, colleagues' jobs "
+        "running; lower bounds): " + "; ".join(cells) + ".",
+        "",
+    ]
 
 
 def type_lines(heldout: dict, key: str = "per_type") -> list[str]:
@@ -67,23 +127,67 @@ def routing_lines(table: list[dict]) -> list[str]:
     return lines
 
 
-def ablation_lines(result: dict, ablation: dict | None) -> list[str]:
-    """Stage-1 F1 of the other feature layout (a `--dry-run` result) beside the shipped one."""
-    if not ablation:
+def ablation_lines(result: dict, ablations: list[dict] | None) -> list[str]:
+    """Held-out F1 of the other feature layouts (their `--dry-run` results) beside the
+    shipped one, each with its dev-chosen threshold."""
+    if not ablations:
         return []
-    cells = [
-        f"{name} {_fmt(ablation['heldout'][name]['f1'])} (shipped {_fmt(r['f1'])})"
-        for name, r in result["heldout"].items()
-        if name in ablation["heldout"]
+    names = list(result["heldout"])
+    lines = [
+        (
+            "Ablation: stage-1 F1 / acc of each feature layout on the held-out sets (same data, "
+            "same training; threshold chosen on dev)."
+        ),
+        "",
+        "| layout | threshold | " + " | ".join(names) + " |",
+        "|---|---:|" + "---:|" * len(names),
     ]
-    return [f"Ablation, layout `{ablation['layout']}`, stage-1 F1: "
-            + "; ".join(cells) + ".", ""]  # fmt: skip
+    for r in [result, *ablations]:
+        cells = [
+            f"{_fmt(r['heldout'][n]['f1'])} / {_fmt(r['heldout'][n]['acc'])}"
+            if n in r["heldout"]
+            else "–"
+            for n in names
+        ]
+        lines.append(
+            f"| {r.get('variant', r['layout'])} | {_fmt(r.get('threshold', 0.5), 2)} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    return [*lines, ""]
 
 
-def markdown(result: dict, command: str, ablation: dict | None = None) -> list[str]:
-    """The whole section, from a `pair_detector.run` result."""
+def markdown(
+    result: dict, command: str, ablations: list[dict] | None = None, held_back: str = ""
+) -> list[str]:
+    """The whole section, from a `pair_detector.run` result; `held_back` says why a variant
+    that met the held-out rule is not the shipped model."""
     route = result["route"]
     verdict = (
+        f"**Not shipped.** This variant meets the held-out rule, but it is held back: {held_back}"
+        if held_back
+        else verdict_line(route)
+    )
+    return _section(result, command, ablations, verdict + margin_note(result["heldout"]))
+
+
+def margin_note(heldout: dict) -> str:
+    """The smallest F1 margin of stage 1 over the better of the two baselines."""
+    if not heldout:
+        return ""
+    margins = {
+        name: r["f1"] - max(r["always_conflict_f1"], r["nli_alone_f1"])
+        for name, r in heldout.items()
+    }
+    name = min(margins, key=lambda n: margins[n])
+    return (
+        f" Smallest F1 margin over the better baseline: {margins[name]:+.3f} ({name}); "
+        "accuracy is to be read beside the majority class."
+    )
+
+
+def verdict_line(route: str) -> str:
+    return (
         "Stage 1 beats always-conflict and NLI alone on every held-out set: it stays in the "
         "route (two-stage)."
         if route == "two-stage"
@@ -92,25 +196,38 @@ def markdown(result: dict, command: str, ablation: dict | None = None) -> list[s
         "stage's `method` starts with `stage1-off(...)`, and `models list` says so). Head 2 "
         "still types the conflicts stage 2 finds (its figures on gold conflicts below)."
     )
+
+
+def _section(result: dict, command: str, ablations: list[dict] | None, verdict: str) -> list[str]:
     return [
         f"{SECTION_START} (held-out pairs)",
         "",
         (
-            f"Produced by `{command}` (feature layout `{result['layout']}`: embeddings of "
+            f"Produced by `{command}` (feature layout `{result['layout']}`; "
+            "conflictdesk/analysis/pair_features.py: `emb4` = embeddings of "
             '"{query}\\n{passage}" as in ConflictRAG eq. 3; `emb4+nli6` adds NLI probabilities in '
-            "both directions on the first 60 words of each passage; "
-            "conflictdesk/analysis/pair_features.py). Sets are question-level splits never trained "
+            "both directions on the first 60 words of each passage; `stance` = each passage read "
+            "by the NLI model against an answer statement built from the question (yes/no: its "
+            "declarative form; a statement: itself; wh: the other passage's candidate answer), "
+            "with the two stances' opposition, agreement and gap and the answer-value comparison; "
+            "`emb4+stance` both). Sets are question-level splits never trained "
             "or calibrated on, sampled with a fixed seed (conflictdesk/training/pair_data.py). NLI "
-            "alone = contradiction on top in either direction on those clipped passages."
+            "alone = contradiction on top in either direction on the first 60 words of each "
+            f"passage. Decision threshold on P(conflict): {result.get('threshold', 0.5):.2f}, "
+            "the best pooled F1 on the development pairs (never on held-out sets)."
         ),
         "",
+        *variant_lines(result),
         *heldout_lines(result["heldout"]),
         "",
         verdict,
         "",
-        *ablation_lines(result, ablation),
+        *ablation_lines(result, ablations),
+        *dev_lines(result, ablations),
+        *speed_lines(result),
         (
-            "Per type (the product's typing: none below 0.5, else head 2's best conflict type). "
+            "Per type (the product's typing: none below the threshold, else head 2's best "
+            "conflict type). "
             "ConflictQA conflicts are factual and PERSPECTRUM conflicts opinion by construction; "
             "QACC/RAMDocs types come from the rules in conflictdesk/training/pair_types.py."
         ),

@@ -7,7 +7,14 @@ import importlib.util
 import numpy as np
 import pytest
 
-from conflictdesk.analysis.pair_features import NLI_LAYOUT, pair_features
+from conflictdesk.analysis.pair_features import (
+    NLI_LAYOUT,
+    STANCE_LAYOUTS,
+    layout_features,
+    pair_features,
+    stance_block,
+    stance_request,
+)
 from conflictdesk.backends.onnx_pair import OnnxPairClassifier
 from conflictdesk.errors import UsageError
 from conflictdesk.training.artefacts import build_pair_onnx, shipped_entry
@@ -37,6 +44,10 @@ def features(pair: OnnxPairClassifier, n: int, dim: int = 384, seed: int = 0) ->
     e_j /= np.linalg.norm(e_j, axis=1, keepdims=True)
     if pair.layout == NLI_LAYOUT:
         return pair_features(e_i, e_j, *rng.dirichlet(np.ones(3), size=(2, n)))
+    if pair.layout in STANCE_LAYOUTS:
+        requests = [stance_request("Is X big?", "a", "b")] * n
+        stance = stance_block(requests, rng.dirichlet(np.ones(3), size=2 * n))
+        return layout_features(pair.layout, e_i, e_j, stance=stance)
     return pair_features(e_i, e_j)
 
 

@@ -10,9 +10,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conflictdesk.analysis.pair_features import NLI_LAYOUT, nli_inputs, nli_matrix, pair_features
+from conflictdesk.analysis.pair_features import (
+    NLI_LAYOUT,
+    layout_features,
+    stance_block,
+    stance_request,
+)
+from conflictdesk.analysis.pairs import stage_one
+from conflictdesk.backends.base import Backends
 from conflictdesk.backends.manifest import Manifest, models_dir
-from conflictdesk.types import PAIR_TYPES
+from conflictdesk.types import PAIR_TYPES, Passage
 
 pytestmark = pytest.mark.integration
 
@@ -157,7 +164,12 @@ def test_pair_artefact_shapes_and_ranges(pair_dir):
     e /= np.linalg.norm(e, axis=1, keepdims=True)
     f = rng.permutation(e)
     nli = rng.dirichlet(np.ones(3), size=(2, 8)).astype(np.float32)
-    x = pair_features(e, f, *nli) if config.get("layout") == NLI_LAYOUT else pair_features(e, f)
+    layout = config.get("layout", "emb4")
+    stance = stance_block(
+        [stance_request("Is X big?", "a", "b")] * 8, rng.dirichlet(np.ones(3), size=16)
+    )
+    nli_block = tuple(nli) if layout == NLI_LAYOUT else (None, None)
+    x = layout_features(layout, e, f, *nli_block, stance=stance)
     assert x.shape[1] == config.get("feature_dim", x.shape[1])
     conflict, types = session.run(["conflict_probs", "type_probs"], {"features": x})
     assert conflict.shape == (8, 2) and types.shape == (8, len(PAIR_TYPES))
@@ -182,16 +194,11 @@ def test_pair_detector_on_real_embeddings(pair_dir):
         "The museum opened its doors in 1911.",
         "The museum was founded in 1958.",
     ]
-    e = embedder.embed([f"{q}\n{p}" for p in passages])
     detector = OnnxPairClassifier(pair_dir, device="cpu", threads=1)
-    nli_features: tuple = ()
-    if detector.layout == NLI_LAYOUT:
-        nli = CT2CrossEncoder(nli_dir, device="cpu", threads=1)
-        inputs = nli_inputs(passages[0], passages[1]) + nli_inputs(passages[0], passages[2])
-        probs = nli_matrix(nli.classify(inputs))
-        nli_features = (probs[0::2], probs[1::2])
-    x = pair_features(e[[0, 0]], e[[1, 2]], *nli_features)
-    scores = detector.classify(x)
+    nli = CT2CrossEncoder(nli_dir, device="cpu", threads=1)
+    backends = Backends(embedder, nli, detector)
+    texts = [Passage(k, text) for k, text in enumerate(passages)]
+    scores = stage_one(q, texts, [(0, 1), (0, 2)], backends)  # the product's featurisation
     assert len(scores) == 2
     assert all(0.0 <= s.conflict <= 1.0 and abs(sum(s.types) - 1) < 1e-3 for s in scores)
     assert scores[1].conflict > scores[0].conflict  # 1911 vs 1958 against two 1911s

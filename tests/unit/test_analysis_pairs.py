@@ -65,6 +65,7 @@ def test_tau_c_explicit_then_model_then_paper_default():
 
 
 def test_confident_pairs_stay_in_stage_one_uncertain_go_to_nli_in_one_batch():
+    """Stage 1 settles the confident pairs; NLI decides the rest and reads every pair."""
     contradiction = NLIScores(0.05, 0.1, 0.85)
     nli = FakeNLI(override={(PASSAGES[2].text, PASSAGES[1].text): contradiction})
     embedder, pair = FakeEmbedder(), ScriptedPair(SCRIPT)
@@ -78,7 +79,11 @@ def test_confident_pairs_stay_in_stage_one_uncertain_go_to_nli_in_one_batch():
     assert third.conflict_prob == pytest.approx(0.85)
     assert third.pair_type is PairType.TEMPORAL  # head 2's best non-"none" type
     assert third.stage1_prob == pytest.approx(0.55)
-    assert len(nli.history) == 1 and len(nli.history[0]) == 2  # both directions, one call
+    # one NLI batch over every pair, both directions: it decides the third pair, and the
+    # settled ones keep stage 1's call with the NLI probabilities beside it (type features)
+    assert len(nli.history) == 1 and len(nli.history[0]) == 6
+    assert first.conflict_prob == pytest.approx(0.95) and len(first.nli) == 6
+    assert len(second.nli) == 6 and len(third.nli) == 6
     assert detection.method == "mlp:scripted-pair+nli:fake-nli"
     assert detection.conflicting == (first, third)
 

@@ -163,8 +163,25 @@ def test_report_section_replaces_only_the_pair_section(tmp_path):
     assert any("| **no** |" in line for line in off)
     ablation = {**_result("two-stage"), "layout": "emb4"}
     ablation["heldout"] = {"conflictqa_test": {**ablation["heldout"]["conflictqa_test"], "f1": 0.7}}
-    lines = pair_report.markdown(_result("two-stage"), "cmd", ablation)
-    assert "conflictqa_test 0.700 (shipped 0.800)" in "\n".join(lines)
+    ablation["threshold"] = 0.35
+    lines = pair_report.markdown(_result("two-stage"), "cmd", [ablation])
+    text = "\n".join(lines)
+    assert "| emb4+nli6 | 0.50 | 0.800 / " in text and "| emb4 | 0.35 | 0.700 / " in text
+
+
+def test_threshold_is_the_best_dev_f1_and_applies_to_the_figures():
+    gold = np.array([True, True, False, False])
+    p = np.array([0.9, 0.3, 0.2, 0.1])
+    assert (
+        pair_eval.choose_threshold(p, gold) == 0.3
+    )  # catches the 0.3 conflict; ties → nearest 0.5
+    types = np.tile([0.1, 0.7, 0.1, 0.1], (4, 1))
+    data = [pairs.TextPair("q\na", "q\nb", int(g), int(g), "t", "q") for g in gold]
+    stage2 = np.array([True, False, False, False])
+    at_half = pair_eval.heldout_metrics(p, types, data, stage2)
+    at_dev = pair_eval.heldout_metrics(p, types, data, stage2, threshold=0.3)
+    assert at_half["f1"] == pytest.approx(2 / 3, abs=1e-3) and at_dev["f1"] == 1.0
+    assert at_dev["type_acc"] == 1.0
 
 
 def test_trained_mlp_exports_to_onnx_that_the_product_back_end_reads(tmp_path):
@@ -186,3 +203,71 @@ def test_trained_mlp_exports_to_onnx_that_the_product_back_end_reads(tmp_path):
     c, _ = pair_model.logits(model, x[val])
     sharp = np.exp(c[:, 1]) / np.exp(c).sum(1)
     assert np.abs(p - 0.5).mean() < np.abs(sharp - 0.5).mean()  # T = 2 softens the head
+
+
+def test_routed_figures_let_stage_one_settle_only_confident_pairs():
+    gold = np.array([True, False, True, False])
+    p = np.array([0.9, 0.55, 0.45, 0.1])  # the middle two are not confident at τ_c 0.7
+    stage2 = np.array([False, False, True, True])
+    r = pair_eval.routed(p, stage2, gold, tau=0.7, threshold=0.5)
+    assert r == {"routed_settled": 0.5, "routed_f1": 1.0, "routed_acc": 1.0}
+    assert pair_eval.routed(p, stage2, gold, tau=None, threshold=0.5) == {}
+    # at τ_c 0.5 stage 1 settles all; threshold 0.4 makes the 0.45 a (right) conflict call
+    at_half = pair_eval.routing_table(p, stage2, gold)[0]
+    at_dev = pair_eval.routing_table(p, stage2, gold, 0.4)[0]
+    assert at_half["tau_c"] == 0.5 and at_half["stage1_acc_settled"] == 0.5
+    assert at_dev["stage1_acc_settled"] == 0.75
+
+
+def test_report_shows_the_route_and_the_feature_cost_when_measured():
+    from conflictdesk.training import pair_report
+
+    result = _result("two-stage")
+    result["heldout"]["conflictqa_test"].update(routed_f1=0.81, routed_acc=0.7, routed_settled=0.4)
+    result["feature_speed"] = {"conflictqa_test": {"pairs_per_s": 8.0, "nli_calls": 191}}
+    text = "\n".join(pair_report.markdown(result, "cmd"))
+    assert "| 0.810 / 0.700 (0.40) |" in text
+    assert "conflictqa_test 8.0 pairs/s (191 NLI calls for 100 pairs)" in text
+    assert "Feature cost" not in "\n".join(pair_report.markdown(_result("two-stage"), "cmd"))
+    dev = {"f1": 0.6, "type_acc_given_conflict": 0.5}
+    result["dev"] = {"conflictqa": {**dev, "f1": 0.8}, "indomain_val": dev}
+    assert "| emb4+nli6 | 0.800 | 0.600 | 0.700 | 0.500 |" in "\n".join(
+        pair_report.markdown(result, "cmd")
+    )
+    result["variant"] = "emb4+stance.head1-stance"
+    assert "head 1 (conflict) reads only the stance block" in "\n".join(
+        pair_report.markdown(result, "cmd")
+    )
+
+
+def test_conflict_head_on_the_trailing_columns_exports_with_zero_weights(tmp_path):
+    pytest.importorskip("torch")
+    from conflictdesk.backends.onnx_pair import OnnxPairClassifier
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(300, 10)).astype(np.float32)
+    y_c = (x[:, -1] > 0).astype(np.int64)  # only the last column decides a conflict
+    y_t = np.where(y_c == 1, 1, 0)
+    val = np.arange(300) % 5 == 0
+    config = pair_model.TrainConfig(max_epochs=30, patience=30, lr=3e-3, conflict_tail=2)
+    model = pair_model.train(config, x, y_c, y_t, val, lambda event: None)
+    assert model.conflict[0].weight.shape[1] == 2 and model.types[0].weight.shape[1] == 10
+    pair_model.to_onnx(model, tmp_path / "pair_int8.onnx", 10)
+    (tmp_path / "pair_config.json").write_text(json.dumps({"tau_c": 0.7, "feature_dim": 10}))
+    detector = OnnxPairClassifier(tmp_path, device="cpu")
+    p = np.array([s.conflict for s in detector.classify(x[val])])
+    c, _ = pair_model.logits(model, x[val])
+    assert np.allclose(p, np.exp(c[:, 1]) / np.exp(c).sum(1), atol=1e-5)
+    moved = x[val].copy()
+    moved[:, :8] += 5.0  # the head-1-blind columns change nothing in P(conflict)
+    q = np.array([s.conflict for s in detector.classify(moved)])
+    assert np.allclose(p, q, atol=1e-5)
+
+
+def test_a_held_back_variant_says_so_instead_of_the_route_verdict():
+    from conflictdesk.training import pair_report
+
+    text = "\n".join(pair_report.markdown(_result("two-stage"), "cmd", None, "types shift."))
+    assert "**Not shipped.**" in text and "types shift." in text
+    assert "Smallest F1 margin over the better baseline:" in text
+    assert "it stays in the route" not in text
