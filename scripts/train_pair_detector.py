@@ -86,8 +86,12 @@ def main(argv: list[str] | None = None) -> None:
     name = pair_detector.variant(args.layout, config)
     if args.report_only and not args.layout_given:
         name = pair_detector.shipped_variant()
+    metrics = work / f"metrics-{name}.json"
+    if args.report_only and not metrics.exists():
+        print(pair_report.committed_report(args.report, metrics))
+        return
     if args.report_only:
-        result = json.loads((work / f"metrics-{name}.json").read_text("utf-8"))
+        result = json.loads(metrics.read_text("utf-8"))
     else:
         result = pair_detector.run(config, args.layout, work, log, write=not args.dry_run)
     if not args.dry_run:

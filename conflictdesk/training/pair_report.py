@@ -260,14 +260,33 @@ def _section(result: dict, command: str, ablations: list[dict] | None, verdict: 
     ]
 
 
+def _section_pattern() -> re.Pattern[str]:
+    return re.compile(
+        re.escape(SECTION_START) + r".*?(?=^" + re.escape(SECTION_END) + r")",
+        re.DOTALL | re.MULTILINE,
+    )
+
+
+def read_section(report: Path) -> str | None:
+    """The pair section of the report as committed, or None when it has none."""
+    found = _section_pattern().search(report.read_text("utf-8")) if report.exists() else None
+    return found.group(0).rstrip("\n") if found else None
+
+
+def committed_report(report: Path, metrics: Path) -> str:
+    """Without the training run's metrics (a fresh checkout): the report's pair section as
+    committed, saying so."""
+    section = read_section(report)
+    if section is None:
+        raise SystemExit(f"no {metrics} and no pair section in {report}: train first")
+    return f"(no {metrics} here: the pair section of {report} as committed)\n\n{section}"
+
+
 def replace_section(report: Path, lines: list[str]) -> None:
     """Swap the pair section of the report (up to the next top-level section) for `lines`."""
     text = report.read_text("utf-8") if report.exists() else ""
     body = "\n".join(lines) + "\n"
-    pattern = re.compile(
-        re.escape(SECTION_START) + r".*?(?=^" + re.escape(SECTION_END) + r")",
-        re.DOTALL | re.MULTILINE,
-    )
+    pattern = _section_pattern()
     if pattern.search(text):
         text = pattern.sub(lambda _: body, text, count=1)
     else:

@@ -271,3 +271,14 @@ def test_a_held_back_variant_says_so_instead_of_the_route_verdict():
     assert "**Not shipped.**" in text and "types shift." in text
     assert "Smallest F1 margin over the better baseline:" in text
     assert "it stays in the route" not in text
+
+
+def test_without_metrics_the_committed_pair_section_is_shown(tmp_path):
+    from conflictdesk.training import pair_report
+
+    report = tmp_path / "report.md"
+    report.write_text("# R\n\n## Stage-1 pair detector (x)\n\nthe table\n\n## Speed\n\nfast\n")
+    out = pair_report.committed_report(report, tmp_path / "metrics-x.json")
+    assert "as committed" in out and "the table" in out and "fast" not in out
+    with pytest.raises(SystemExit, match="train first"):
+        pair_report.committed_report(tmp_path / "none.md", tmp_path / "metrics-x.json")
