@@ -112,3 +112,15 @@ def test_search_also_adds_sizes_to_the_search_part_only(monkeypatch):
     summary = run_suite(options)
     assert asked == [2_000, 10_000, 1_000_000] == [row["n"] for row in summary["search"]]
     assert options.search_sizes == [2_000, 10_000]  # what the ask part grows to
+
+
+def test_fast_path_pairs_are_sentence_length_and_get_their_own_row():
+    from conflictdesk.benchmarks.models import DOCUMENT, short_pairs
+
+    pairs = short_pairs()
+    assert len({premise for premise, _ in pairs}) == 3
+    assert all(len(premise.split()) < len(DOCUMENT.split()) / 4 for premise, _ in pairs)
+    models = {**SUMMARY["models"], "cross_encoder_short": {"pairs_per_s": 380.0}}
+    row = "| cross-encoder, sentence-length pairs (issue 16's fast path) | 380.0 pairs/s |"
+    assert row in figures_table({**SUMMARY, "models": models})
+    assert "sentence-length" not in figures_table(SUMMARY)  # a summary from before the row
