@@ -5,7 +5,10 @@ For a (claim, document) pair the cross-encoder is asked three times: the documen
 max-evidence) against the claim, the document's answer-bearing sentence against the claim, and
 the claim against that sentence (the reverse direction). Their probabilities and the reading
 features of `conflictdesk.scoring.reading` form one vector (`FEATURES`); the regression gives
-P(SUPPORTS, CONTRADICTS, IRRELEVANT), calibrated by a temperature fitted on held-out data."""
+P(SUPPORTS, CONTRADICTS, IRRELEVANT), calibrated by a temperature fitted on held-out data. The
+relation is the argmax of log P plus per-relation decision offsets (`FusionModel.decide`), chosen
+with the class weights by cross-validation grouped by question on the training cases
+(`conflictdesk.training.fusion_cv`); the probabilities themselves stay calibrated."""
 
 from __future__ import annotations
 
@@ -111,7 +114,7 @@ def pair_features(
 
 @dataclass(frozen=True)
 class FusionModel:
-    """Standardised features → softmax(W·x + b) / T over `OUTPUTS`."""
+    """Standardised features → softmax(W·x + b) / T over `OUTPUTS`; relations by `decide`."""
 
     model_id: str
     mean: np.ndarray
@@ -119,6 +122,7 @@ class FusionModel:
     weights: np.ndarray  # (features, outputs)
     bias: np.ndarray  # (outputs,)
     temperature: float
+    offsets: tuple[float, float, float] = (0.0, 0.0, 0.0)  # added to log P before the argmax
 
     @classmethod
     def load(cls, path: Path, model_id: str) -> FusionModel:
@@ -136,6 +140,7 @@ class FusionModel:
             np.asarray(data["weights"], dtype=np.float64),
             np.asarray(data["bias"], dtype=np.float64),
             float(data["temperature"]),
+            tuple(float(v) for v in data.get("offsets", (0.0, 0.0, 0.0))),  # type: ignore[arg-type]
         )
 
     def to_json(self) -> dict:
@@ -147,6 +152,7 @@ class FusionModel:
             "weights": self.weights.round(6).tolist(),
             "bias": self.bias.round(6).tolist(),
             "temperature": round(self.temperature, 4),
+            "offsets": [round(float(v), 4) for v in self.offsets],
         }
 
     def logits(self, features: np.ndarray) -> np.ndarray:
@@ -156,6 +162,16 @@ class FusionModel:
     def probabilities(self, features: np.ndarray) -> np.ndarray:
         """Rows of P(SUPPORTS, CONTRADICTS, IRRELEVANT)."""
         return softmax(self.logits(features) / self.temperature)
+
+    def decide(self, probabilities: np.ndarray) -> np.ndarray:
+        """Relation indices (into `OUTPUTS`) of probability rows: argmax of log P + offsets."""
+        return decide(probabilities, self.offsets)
+
+
+def decide(probabilities: np.ndarray, offsets: Sequence[float]) -> np.ndarray:
+    """argmax over each row of log P + `offsets` (zero offsets: the plain argmax)."""
+    scores = np.log(np.atleast_2d(probabilities) + 1e-12) + np.asarray(offsets, dtype=np.float64)
+    return scores.argmax(axis=1)
 
 
 def softmax(z: np.ndarray) -> np.ndarray:

@@ -2,8 +2,10 @@
 
 HONEST SPLIT. Training pairs come from the RAMDocs TRAIN half and QACC `train.jsonl` only (the
 same splits the NLI model trained on); figures are reported on the RAMDocs EVAL half and QACC
-dev. The temperature is fitted on a question-level slice of the training pairs held out from
-the regression, never on a reported set."""
+dev. The class weights and decision offsets are chosen by cross-validation grouped by question
+on the training cases (`conflictdesk.training.fusion_cv`); the temperature is fitted on a
+question-level slice of the training pairs held out from the regression, never on a reported
+set."""
 
 from __future__ import annotations
 
@@ -24,11 +26,22 @@ from conflictdesk.evaluation.cases import (
     string_match,
 )
 from conflictdesk.scoring.fusion import (
+    FEATURES,
     Classify,
     FusionModel,
+    decide,
     fit_logistic,
     fit_temperature,
     pair_features,
+    softmax,
+)
+from conflictdesk.training.fusion_cv import (
+    Choice,
+    bootstrap_difference,
+    case_auc,
+    choose_decision,
+    rank_auc,
+    relation_rows,
 )
 from conflictdesk.types import NLIScores
 
@@ -76,16 +89,33 @@ def case_pairs(cases: Sequence[Case]) -> tuple[list[tuple[str, str]], np.ndarray
 
 
 def fit_fusion(
-    x: np.ndarray, y: np.ndarray, groups: np.ndarray, model_id: str, *, l2: float = 1e-4
+    x: np.ndarray,
+    y: np.ndarray,
+    groups: np.ndarray,
+    model_id: str,
+    *,
+    l2: float = 1e-4,
+    class_weight: Sequence[float] | None = None,
+    offsets: tuple[float, float, float] = (0.0, 0.0, 0.0),
 ) -> FusionModel:
     """Fit the regression on 80% of the cases (by case), the temperature on the other 20%,
     then refit the regression on all of them with that temperature."""
     held = (groups * 2654435761 % 5) == 0
-    mean, scale, w, b = fit_logistic(x[~held], y[~held], l2=l2)
+    mean, scale, w, b = fit_logistic(x[~held], y[~held], l2=l2, class_weight=class_weight)
     logits = ((x[held] - mean) / scale) @ w + b
     temperature = fit_temperature(logits, y[held])
-    mean, scale, w, b = fit_logistic(x, y, l2=l2)
-    return FusionModel(model_id, mean, scale, w, b, temperature)
+    mean, scale, w, b = fit_logistic(x, y, l2=l2, class_weight=class_weight)
+    return FusionModel(model_id, mean, scale, w, b, temperature, offsets)
+
+
+def regression(l2: float):
+    """`fit(x, y, class_weight)` for `choose_decision`: a regression's probability function."""
+
+    def fit(x: np.ndarray, y: np.ndarray, class_weight) -> object:
+        mean, scale, w, b = fit_logistic(x, y, l2=l2, class_weight=class_weight)
+        return lambda z: softmax(((z - mean) / scale) @ w + b)
+
+    return fit
 
 
 def gated(pairs: Sequence[tuple[str, str]]) -> np.ndarray:
@@ -96,14 +126,15 @@ def gated(pairs: Sequence[tuple[str, str]]) -> np.ndarray:
 
 
 def predict_relations(
-    probabilities: np.ndarray, gate: np.ndarray, groups: np.ndarray, n_cases: int
+    probabilities: np.ndarray,
+    gate: np.ndarray,
+    groups: np.ndarray,
+    n_cases: int,
+    offsets: Sequence[float] = (0.0, 0.0, 0.0),
 ) -> list[list[str]]:
-    """Per case, the argmax relation of each of its pairs (gated pairs IRRELEVANT)."""
-    labels = np.where(gate, RELATIONS.index("IRRELEVANT"), probabilities.argmax(axis=1))
-    rows: list[list[str]] = [[] for _ in range(n_cases)]
-    for group, label in zip(groups, labels, strict=True):
-        rows[int(group)].append(RELATIONS[int(label)])
-    return rows
+    """Per case, the relation of each of its pairs: argmax of log P + `offsets` (gated pairs
+    IRRELEVANT)."""
+    return relation_rows(decide(probabilities, offsets), gate, groups, n_cases)
 
 
 def nli_alone(x: np.ndarray) -> np.ndarray:
@@ -143,7 +174,7 @@ def compare(case_set: CaseSet, model: FusionModel) -> dict[str, dict]:
     n = len(case_set.cases)
     rows = {
         "fusion": predict_relations(model.probabilities(case_set.x), case_set.gate,
-                                    case_set.groups, n),
+                                    case_set.groups, n, model.offsets),
         "nli_alone": predict_relations(nli_alone(case_set.x), case_set.gate, case_set.groups, n),
         "claim_only_string_match": [claim_match(c) for c in case_set.cases],
         "oracle_string_match": [string_match(c) for c in case_set.cases],
@@ -185,18 +216,23 @@ def train_fusion(
     l2: float = 1e-4,
     models_dir: Path | None = None,
     write: bool = True,
-) -> tuple[FusionModel, dict[str, CaseSet]]:
-    """Fit on the training sets; with `write`, save models/fusion and its manifest entry."""
+) -> tuple[FusionModel, dict[str, CaseSet], list[Choice]]:
+    """Choose class weights and decision offsets by grouped cross-validation on the training
+    sets, fit on all of them; with `write`, save models/fusion and its manifest entry.
+    Returns the model, every set, and the candidates best first."""
     sets = load_sets(work, threads)
     train = [sets[name] for name in TRAINING_SETS]
-    offsets = np.cumsum([0] + [len(s.cases) for s in train[:-1]])
+    choices = choose_decision(train, regression(l2), decide)
+    best = choices[0]
+    starts = np.cumsum([0] + [len(s.cases) for s in train[:-1]])
     x = np.concatenate([s.x for s in train])
     y = np.concatenate([s.y for s in train])
-    groups = np.concatenate([s.groups + off for s, off in zip(train, offsets, strict=True)])
-    model = fit_fusion(x, y, groups, FUSION_NAME, l2=l2)
+    groups = np.concatenate([s.groups + start for s, start in zip(train, starts, strict=True)])
+    model = fit_fusion(x, y, groups, FUSION_NAME, l2=l2, class_weight=best.class_weight,
+                       offsets=best.offsets)  # fmt: skip
     if write:
         model = write_model(model, models_dir)
-    return model, sets
+    return model, sets, choices
 
 
 def write_model(model: FusionModel, models_dir: Path | None) -> FusionModel:
@@ -214,11 +250,12 @@ def write_model(model: FusionModel, models_dir: Path | None) -> FusionModel:
         source="fitted by scripts/train_fusion.py on conflictdesk-nli-minilm-int8 features",
         rebuild=".venv/bin/python scripts/train_fusion.py",
     )  # fmt: skip
-    entry.extra = {"features": len(model.mean), "temperature": model.temperature}
+    entry.extra = {"features": len(model.mean), "temperature": round(model.temperature, 4),
+                   "offsets": list(model.offsets)}  # fmt: skip
     manifest.upsert(entry)
     manifest.save()
     return FusionModel(entry.model_id, model.mean, model.scale, model.weights, model.bias,
-                       model.temperature)  # fmt: skip
+                       model.temperature, model.offsets)  # fmt: skip
 
 
 def coverage_curve(case_set: CaseSet, model: FusionModel) -> list[dict[str, float]]:
@@ -226,7 +263,9 @@ def coverage_curve(case_set: CaseSet, model: FusionModel) -> list[dict[str, floa
     pairs excluded: no model judged them)."""
     open_rows = ~case_set.gate
     p = model.probabilities(case_set.x[open_rows])
-    confidence, correct = p.max(axis=1), p.argmax(axis=1) == case_set.y[open_rows]
+    chosen = model.decide(p)
+    confidence = p[np.arange(len(p)), chosen]
+    correct = chosen == case_set.y[open_rows]
     curve = []
     for t in (0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
         kept = confidence >= t
@@ -237,9 +276,19 @@ def coverage_curve(case_set: CaseSet, model: FusionModel) -> list[dict[str, floa
     return curve
 
 
-def fusion_report(model: FusionModel, sets: dict[str, CaseSet]) -> dict:
-    """Every set (training sets marked) with fusion, the encoder alone and the baselines."""
-    out: dict = {"model": model.model_id, "temperature": model.temperature, "sets": {}}
+def fusion_report(
+    model: FusionModel, sets: dict[str, CaseSet], choices: Sequence[Choice] = ()
+) -> dict:
+    """Every set (training sets marked) with fusion, the encoder alone and the baselines; the
+    cross-validated choice; per held-out set, how sure the conflict-F1 difference is; and
+    whether fusion beats both the encoder alone and the string match everywhere held out."""
+    out: dict = {"model": model.model_id, "temperature": model.temperature,
+                 "offsets": list(model.offsets), "sets": {}}  # fmt: skip
+    out["selection"] = [
+        {"class_weight": c.class_weight, "offsets": list(c.offsets), "score": c.score,
+         "per_set": dict(zip(TRAINING_SETS, c.per_set, strict=True))}
+        for c in choices[:5]
+    ]  # fmt: skip
     for name, case_set in sets.items():
         labellers = compare(case_set, model)
         detection = labellers["fusion"]["detection"]
@@ -254,4 +303,52 @@ def fusion_report(model: FusionModel, sets: dict[str, CaseSet]) -> dict:
         np.concatenate([s.y for s in held_out]), np.zeros(0), np.concatenate([s.gate for s in held_out]),
     )  # fmt: skip
     out["coverage"] = coverage_curve(merged, model)
+    out["held_out"] = {name: held_out_check(s, model, out["sets"][name]["labellers"])
+                       for name, s in sets.items() if name not in TRAINING_SETS}  # fmt: skip
+    out["default"] = all(check["wins"] for check in out["held_out"].values())
+    out["encoder_separation"] = {name: encoder_separation(s) for name, s in sets.items()}
     return out
+
+
+SEPARATION_FEATURES = ("doc_contra", "key_contra", "rev_contra")
+
+
+def encoder_separation(case_set: CaseSet) -> dict[str, float]:
+    """Ranking AUC of the encoder's contradiction scores for gold CONTRADICTS against gold
+    IRRELEVANT pairs (ungated): far higher on a set the encoder was trained on than on a
+    held-out one means the training features overstate the encoder."""
+    keep = ~case_set.gate & (case_set.y != RELATIONS.index("SUPPORTS"))
+    positive = case_set.y[keep] == RELATIONS.index("CONTRADICTS")
+    return {name: rank_auc(case_set.x[keep, FEATURES.index(name)], positive)
+            for name in SEPARATION_FEATURES}  # fmt: skip
+
+
+RIVALS = ("nli_alone", "claim_only_string_match")
+
+
+def held_out_check(case_set: CaseSet, model: FusionModel, labellers: dict) -> dict:
+    """Does fusion beat the encoder alone and the claim-only string match on conflict F1 and
+    relation macro-F1; the case-level ranking AUC of each model's largest P(CONTRADICTS); a
+    paired bootstrap of the conflict-F1 difference fusion minus the encoder alone."""
+
+    def figures(label: str) -> tuple[float, float]:
+        m = labellers[label]
+        return m["detection"]["f1"], m["relations"]["macro_f1"]
+
+    wins = all(a > b for rival in RIVALS for a, b in zip(figures("fusion"), figures(rival)))
+    n = len(case_set.cases)
+    verdicts = {
+        label: ["SUPPORTS" in row and "CONTRADICTS" in row
+                for row in predict_relations(p, case_set.gate, case_set.groups, n, offsets)]
+        for label, p, offsets in (
+            ("fusion", model.probabilities(case_set.x), model.offsets),
+            ("nli_alone", nli_alone(case_set.x), (0.0, 0.0, 0.0)),
+        )
+    }  # fmt: skip
+    gold = [c.conflict for c in case_set.cases]
+    return {
+        "wins": wins,
+        "case_auc": {"fusion": case_auc(model.probabilities(case_set.x), case_set),
+                     "nli_alone": case_auc(nli_alone(case_set.x), case_set)},
+        "bootstrap": bootstrap_difference(gold, verdicts["fusion"], verdicts["nli_alone"]),
+    }  # fmt: skip

@@ -122,3 +122,33 @@ def test_fusion_without_weights_is_a_clear_error():
     with pytest.raises(CapabilityError, match="fusion"):
         label_claims([CLAIM], [Document("The Quarry Bridge opened in 1931.")], fake_backends(),
                      labeller="fusion")  # fmt: skip
+
+
+def test_decision_offsets_round_trip_and_older_files_load_with_none(tmp_path):
+    model = contradiction_model()
+    shifted = FusionModel(*[getattr(model, f) for f in ("model_id", "mean", "scale", "weights",
+                                                        "bias", "temperature")], (0.0, 0.5, 0.0))  # fmt: skip
+    path = tmp_path / "fusion.json"
+    path.write_text(json.dumps(shifted.to_json()))
+    assert FusionModel.load(path, "m@1").offsets == (0.0, 0.5, 0.0)
+    older = {k: v for k, v in shifted.to_json().items() if k != "offsets"}
+    path.write_text(json.dumps(older))
+    assert FusionModel.load(path, "m@1").offsets == (0.0, 0.0, 0.0)
+
+
+def test_label_claims_with_fusion_applies_the_decision_offsets():
+    base = contradiction_model()
+    fields = [getattr(base, f) for f in ("model_id", "mean", "scale", "weights", "bias")]
+    backends = fake_backends()
+    docs = [Document("The Quarry Bridge is painted green.")]  # P(IRRELEVANT) largest
+
+    def relation(offsets):
+        fusion = FusionModel(*fields, 1.0, offsets)
+        with_model = type(backends)(**{**backends.__dict__, "fusion": fusion})
+        judgment = label_claims([CLAIM], docs, with_model, labeller="fusion").judgments[0][0]
+        return judgment.relation, judgment.confidence, judgment.probabilities
+
+    plain, shifted = relation((0.0, 0.0, 0.0)), relation((0.0, 3.0, 0.0))
+    assert plain[0] is Relation.IRRELEVANT and shifted[0] is Relation.CONTRADICTS
+    assert plain[2] == shifted[2]  # same calibrated probabilities
+    assert shifted[1] == pytest.approx(shifted[2][1])  # confidence of the chosen relation

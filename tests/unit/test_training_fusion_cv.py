@@ -1,0 +1,112 @@
+"""Choosing the fusion labeller's class weights and decision offsets by grouped
+cross-validation, and the held-out diagnostics (ranking AUC, paired bootstrap)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conflictdesk.evaluation.cases import RELATIONS, Case
+from conflictdesk.scoring.fusion import decide
+from conflictdesk.training.fusion import CaseSet, predict_relations
+from conflictdesk.training.fusion_cv import (
+    OFFSETS,
+    bootstrap_difference,
+    case_auc,
+    choose_decision,
+    fold_of,
+    rank_auc,
+)
+
+S, C, I = (RELATIONS.index(r) for r in RELATIONS)
+
+
+def case_set(n_cases: int) -> CaseSet:
+    """Cases of three documents: one supporting, one contradicting (every other case), the
+    rest irrelevant; the single feature is the gold relation id."""
+    cases, labels, groups = [], [], []
+    for index in range(n_cases):
+        gold = ("SUPPORTS", "CONTRADICTS" if index % 2 else "IRRELEVANT", "IRRELEVANT")
+        cases.append(Case("t", "Q?", f"claim {index}", "A", (), ("a", "b", "c"), gold, "train"))
+        labels += [RELATIONS.index(g) for g in gold]
+        groups += [index] * 3
+    y = np.asarray(labels)
+    return CaseSet("t", cases, y[:, None].astype(float), y, np.asarray(groups),
+                   np.zeros(len(y), dtype=bool))  # fmt: skip
+
+
+def shy_of_contradiction(x, y, class_weight):
+    """A 'fit' whose model gives a true CONTRADICTS pair P(C)=0.4 < P(I)=0.6: the argmax
+    misses every contradiction, an offset on C above log(1.5) ≈ 0.41 finds them all."""
+
+    def predict(z):
+        rows = {S: (0.8, 0.1, 0.1), C: (0.0, 0.4, 0.6), I: (0.05, 0.15, 0.8)}
+        return np.asarray([rows[int(v)] for v in z[:, 0]])
+
+    return predict
+
+
+def test_choice_raises_the_contradiction_offset_the_out_of_fold_data_need():
+    sets = [case_set(20), case_set(10)]
+    choices = choose_decision(sets, shy_of_contradiction, decide)
+    best = choices[0]
+    assert best.offsets[C] - max(best.offsets[S], best.offsets[I]) > np.log(1.5)
+    assert best.per_set == ((1.0, 1.0), (1.0, 1.0))  # every relation and verdict right
+    plain = next(c for c in choices if c.offsets == (0.0, 0.0, 0.0))
+    assert plain.per_set[0][0] == 0.0  # the argmax finds no conflict
+    assert len(choices) == 3 * len(OFFSETS)
+
+
+def test_folds_keep_a_case_together_and_use_every_fold():
+    groups = np.repeat(np.arange(50), 4)
+    fold = fold_of(groups)
+    assert all(len(set(fold[groups == g])) == 1 for g in range(50))
+    assert set(fold.tolist()) == {0, 1, 2, 3, 4}
+
+
+def test_decision_offsets_change_the_relation_not_the_probabilities():
+    p = np.array([[0.5, 0.3, 0.2]])
+    assert decide(p, (0.0, 0.0, 0.0)).tolist() == [S]
+    assert decide(p, (0.0, 1.0, 0.0)).tolist() == [C]
+    rows = predict_relations(p, np.array([True]), np.array([0]), 1, (0.0, 1.0, 0.0))
+    assert rows == [["IRRELEVANT"]]  # a gated pair stays IRRELEVANT whatever the offsets
+
+
+def test_rank_auc():
+    assert rank_auc([0.1, 0.2, 0.8, 0.9], [False, False, True, True]) == 1.0
+    assert rank_auc([0.9, 0.8, 0.2, 0.1], [False, False, True, True]) == 0.0
+    assert rank_auc([0.5, 0.5, 0.5], [True, False, False]) == pytest.approx(0.5)
+    assert np.isnan(rank_auc([0.1, 0.2], [True, True]))
+
+
+def test_case_auc_uses_the_largest_contradiction_of_each_case():
+    cs = case_set(4)
+    p = np.tile([0.2, 0.1, 0.7], (len(cs.y), 1))
+    p[cs.y == C, 1] = 0.9  # the contradicting documents of the conflict cases stand out
+    assert case_auc(p, cs) == 1.0
+    cs.gate[cs.y == C] = True  # gated pairs do not count
+    assert case_auc(p, cs) == pytest.approx(0.5)
+
+
+def test_bootstrap_difference():
+    gold = [True, False] * 20
+    same = bootstrap_difference(gold, gold, gold, draws=200)
+    assert same["difference"] == 0.0 and same["low"] == 0.0 and same["high"] == 0.0
+    wrong = [not g for g in gold]
+    better = bootstrap_difference(gold, gold, wrong, draws=200)
+    assert better["difference"] == 1.0 and better["a_wins"] == 1.0 and better["low"] > 0.5
+
+
+def test_encoder_separation_ranks_contradictions_against_irrelevant_pairs_only():
+    from conflictdesk.scoring.fusion import FEATURES
+    from conflictdesk.training.fusion import encoder_separation
+
+    cs = case_set(6)
+    x = np.zeros((len(cs.y), len(FEATURES)))
+    x[:, FEATURES.index("doc_contra")] = np.where(cs.y == C, 0.9, 0.1)
+    x[cs.y == S, FEATURES.index("doc_contra")] = 1.0  # supporting pairs are left out
+    x[:, FEATURES.index("key_contra")] = np.where(cs.y == C, 0.1, 0.9)
+    cs.x = x
+    separation = encoder_separation(cs)
+    assert separation["doc_contra"] == 1.0 and separation["key_contra"] == 0.0
+    assert separation["rev_contra"] == pytest.approx(0.5)
