@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from conflictdesk.evaluation.cases import detection_metrics
+from conflictdesk.scoring.fusion import decide
 from conflictdesk.scoring.metrics import score_claim
 from conflictdesk.scoring.results import RELATIONS, UNCERTAIN_BELOW, Judgment
 from conflictdesk.training.fusion import CaseSet
@@ -18,12 +19,19 @@ from conflictdesk.types import Relation
 THRESHOLDS = (0.0, 0.5, 0.6, UNCERTAIN_BELOW, 0.8, 0.9)
 
 
-def coverage(probabilities: np.ndarray, case_set: CaseSet) -> list[dict[str, float]]:
-    """Pair accuracy of the argmax over the model-judged (ungated) pairs whose confidence
-    reaches each threshold, and the share of pairs kept."""
+Offsets = Sequence[float]
+ARGMAX: Offsets = (0.0, 0.0, 0.0)
+
+
+def coverage(
+    probabilities: np.ndarray, case_set: CaseSet, offsets: Offsets = ARGMAX
+) -> list[dict[str, float]]:
+    """Pair accuracy of the labeller's decision (argmax of log P + `offsets`) over the
+    model-judged (ungated) pairs whose confidence reaches each threshold, and the share kept."""
     open_rows = ~case_set.gate
     p, y = probabilities[open_rows], case_set.y[open_rows]
-    confidence, correct = p.max(axis=1), p.argmax(axis=1) == y
+    chosen = decide(p, offsets)
+    confidence, correct = p[np.arange(len(p)), chosen], chosen == y
     return [
         {"threshold": t, "coverage": float((confidence >= t).mean()),
          "accuracy": float(correct[confidence >= t].mean()) if (confidence >= t).any() else 0.0}
@@ -31,7 +39,9 @@ def coverage(probabilities: np.ndarray, case_set: CaseSet) -> list[dict[str, flo
     ]  # fmt: skip
 
 
-def judgments_of(probabilities: np.ndarray, case_set: CaseSet, case: int) -> list[Judgment]:
+def judgments_of(
+    probabilities: np.ndarray, case_set: CaseSet, case: int, offsets: Offsets = ARGMAX
+) -> list[Judgment]:
     """The judgments a labeller with these probabilities gives one case (gated pairs too)."""
     out = []
     for row in np.where(case_set.groups == case)[0]:
@@ -39,14 +49,16 @@ def judgments_of(probabilities: np.ndarray, case_set: CaseSet, case: int) -> lis
             out.append(Judgment(Relation.IRRELEVANT, None, None, "gate"))
             continue
         triple = tuple(float(v) for v in probabilities[row])
-        best = int(np.argmax(triple))
+        best = int(decide(probabilities[row], offsets)[0])
         out.append(Judgment(RELATIONS[best], triple[best], triple, "model"))  # type: ignore[arg-type]
     return out
 
 
-def verdicts(probabilities: np.ndarray, case_set: CaseSet) -> dict[str, Any]:
+def verdicts(
+    probabilities: np.ndarray, case_set: CaseSet, offsets: Offsets = ARGMAX
+) -> dict[str, Any]:
     """Share of cases whose verdict is uncertain, and detection on the settled ones."""
-    found = [score_claim("", judgments_of(probabilities, case_set, i)).verdict
+    found = [score_claim("", judgments_of(probabilities, case_set, i, offsets)).verdict
              for i in range(len(case_set.cases))]  # fmt: skip
     gold = [c.conflict for c in case_set.cases]
     settled = [v != "uncertain" for v in found]
@@ -70,11 +82,12 @@ def abstention_report(sets: dict[str, CaseSet], fusion: Any, skip: Sequence[str]
     for name, case_set in sets.items():
         if name in skip:
             continue
-        labellers = {"nli": nli_alone(case_set.x)}
+        labellers = {"nli": (nli_alone(case_set.x), ARGMAX)}
         if fusion is not None:
-            labellers["fusion"] = fusion.probabilities(case_set.x)
-        report[name] = {label: {"coverage": coverage(p, case_set), **verdicts(p, case_set)}
-                        for label, p in labellers.items()}  # fmt: skip
+            labellers["fusion"] = (fusion.probabilities(case_set.x), fusion.offsets)
+        report[name] = {label: {"coverage": coverage(p, case_set, offsets),
+                                **verdicts(p, case_set, offsets)}
+                        for label, (p, offsets) in labellers.items()}  # fmt: skip
     return report
 
 
