@@ -77,6 +77,13 @@ fusion minus the encoder alone.
 
 Decision: {decision}
 
+Reading the tables: the encoder was fine-tuned on the training sets' claim x document pairs, so
+its contradiction scores separate CONTRADICTS from IRRELEVANT far better there than on the
+held-out sets ("encoder separation"); a choice made by cross-validation on the training cases
+therefore trusts the encoder more than held-out data warrants. On QACC dev every labeller ranks
+cases by P(CONTRADICTS) near AUC 0.6 and the conflict-F1 difference's bootstrap interval spans
+zero: the difference between the two labellers there is within sampling noise.
+
 ```
 {table}
 ```
