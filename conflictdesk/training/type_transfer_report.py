@@ -131,6 +131,36 @@ def evaluate_transfer(dev: CaseRows, pub: CaseRows, seeds: Sequence[int] = (0, 1
     return report
 
 
+def parse_recipe(text: str) -> Recipe:
+    """ "FEATURES:L2" (a key of RECIPE_SETS and an L2 strength) as a recipe on both sources."""
+    features, _, l2 = text.rpartition(":")
+    if features not in RECIPE_SETS:
+        raise ValueError(f"unknown feature set {features!r}; known: {', '.join(RECIPE_SETS)}")
+    return Recipe(features, float(l2), True)
+
+
+def shown_recipes(dev: CaseRows, pub: CaseRows, recipes: Sequence[Recipe], seeds=(0, 1, 2)):
+    """Each recipe's figures (as `evaluate_transfer` gives the chosen one) and its typed_dev
+    CV against the shipped recipe per case, for recipes the selection did not pick."""
+    old = _correct(dev, pub, SHIPPED, seeds)
+    out = []
+    for recipe in recipes:
+        figures, probs = _figures(dev, pub, recipe, seeds)
+        figures["paired"] = paired_difference((probs.argmax(-1) == dev.y).mean(axis=0), old)
+        out.append(figures)
+    return out
+
+
+def print_shown(shown: Sequence[Mapping[str, Any]]) -> None:
+    for part in shown:
+        paired = part["paired"]
+        print(f"shown: {part['recipe']} (cross-source criterion {part['transfer']:.3f}; "
+              f"typed_dev CV − shipped per case {paired['mean']:+.3f} ± {paired['se']:.3f})")  # fmt: skip
+        for direction, figures in part["cross_source"].items():
+            print(_row(f"cross {direction}", figures))
+        print(_row("typed_dev CV alpha=0", part["typed_dev_cv"]["alpha=0"]))
+
+
 def paired_difference(new: np.ndarray, old: np.ndarray) -> dict[str, float]:
     """Mean per-case accuracy difference (new − old, each averaged over seeds) and its
     standard error over cases: the noise yardstick of the typed_dev CV comparison."""

@@ -78,3 +78,12 @@ def test_side_recipes_extend_the_compact_set():
     for name in ("compact+sides", "compact+support+sides"):
         assert RECIPE_SETS[name][: len(RECIPE_SETS["compact"])] == RECIPE_SETS["compact"]
         assert set(SIDES) <= set(RECIPE_SETS[name])
+
+
+def test_a_shown_recipe_is_read_from_its_feature_set_and_l2():
+    from conflictdesk.training.type_transfer_report import parse_recipe
+
+    recipe = parse_recipe("compact+sides:30")
+    assert (recipe.features, recipe.l2, recipe.public) == ("compact+sides", 30.0, True)
+    with pytest.raises(ValueError, match="unknown feature set"):
+        parse_recipe("nonesuch:30")
