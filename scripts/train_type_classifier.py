@@ -3,6 +3,7 @@
 Usage:
   .venv/bin/python scripts/train_type_classifier.py
   .venv/bin/python scripts/train_type_classifier.py --eval-only --report type_report.json
+  .venv/bin/python scripts/train_type_classifier.py --eval-only --show compact+sides:30
   .venv/bin/python scripts/train_type_classifier.py --typed-dev-only   # the previous recipe
 
 Runs every typed_dev case and every public-provenance case (conflictdesk.training.type_public:
@@ -28,7 +29,14 @@ from conflictdesk.training.type_cache import cached_evidence
 from conflictdesk.training.type_public import public_cases
 from conflictdesk.training.type_report import print_report, save_model
 from conflictdesk.training.type_selection import evaluate, fit_chosen, grid
-from conflictdesk.training.type_transfer_report import evaluate_transfer, fit_final, print_transfer
+from conflictdesk.training.type_transfer_report import (
+    evaluate_transfer,
+    fit_final,
+    parse_recipe,
+    print_shown,
+    print_transfer,
+    shown_recipes,
+)
 from conflictdesk.training.types import case_rows, load_typed_cases
 
 NAME = "conflictdesk-type-lr"
@@ -57,6 +65,13 @@ def parse_args() -> argparse.Namespace:
         default=0.0,
         help="shift the fitted model by alpha*log(CONFLICTS prior / training prior) (default 0)",
     )
+    parser.add_argument(
+        "--show",
+        nargs="*",
+        default=[],
+        metavar="FEATURES:L2",
+        help="also print these recipes' figures (e.g. compact+sides:30), chosen or not",
+    )
     return parser.parse_args()
 
 
@@ -80,6 +95,9 @@ def main() -> int:
         report = evaluate_transfer(rows, public_rows)
         report["prior_alpha"] = args.prior_alpha
         print_transfer(report)
+        shown = shown_recipes(rows, public_rows, [parse_recipe(r) for r in args.show])
+        print_shown(shown)
+        report["shown"] = shown
         model = fit_final(rows, public_rows, report, probe, NAME, alpha=args.prior_alpha)
     if args.report:
         args.report.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

@@ -13,12 +13,22 @@
   answers no other passage repeats, whether one lone passage dissents from a repeated answer
   (a planted or mistaken value against a supported one), how alike the passages that share
   an answer are and how alike those that do not (embedding cosine), and how much of the
-  on-topic retrieval the NLI found irrelevant to the question's hypothesis."""
+  on-topic retrieval the NLI found irrelevant to the question's hypothesis.
+- Compatibility of the sides (`side_signals`): whether the passages holding different
+  answers contradict each other by NLI (a dispute: misinformation, an update) or only give
+  different values while staying neutral (different parts or readings: complementary),
+  whether a passage holding another answer still entails the leading one, whether one
+  distinct answer is contained in another (a part of it, a more precise form), how many
+  candidate answers the claim step found over every passage, and how much of the
+  answer-bearing sentences share the most repeated value of the question's answer kind
+  (numbers for number and date questions, names for entity questions; question words left
+  out)."""
 
 from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -27,7 +37,9 @@ from typing import Any
 
 import numpy as np
 
-from conflictdesk.analysis.types import ConflictPair
+from conflictdesk import vocabulary as vocab
+from conflictdesk.analysis import text as tx
+from conflictdesk.analysis.types import ConflictPair, PassageTag, Tagging
 from conflictdesk.types import Passage
 
 SIGNAL_NAMES = (
@@ -49,6 +61,15 @@ SUPPORT_NAMES = (
     "cross_answer_cosine",
     "irrelevant_share",
 )
+SIDE_NAMES = (
+    "cross_answer_contradiction",
+    "cross_answer_neutral",
+    "dissent_entailment",
+    "answer_nested",
+    "candidate_count",
+    "value_top_share",
+)
+_POSSESSIVE = re.compile(r"['’]s\b")
 
 
 @dataclass(frozen=True)
@@ -203,3 +224,70 @@ def _answer_cosines(
 def _unit(vector: np.ndarray) -> np.ndarray:
     v = np.asarray(vector, dtype=np.float64)
     return v / max(float(np.linalg.norm(v)), 1e-9)
+
+
+def side_signals(
+    answers: Mapping[int, str],
+    pairs: Sequence[ConflictPair],
+    tags: Mapping[int, PassageTag],
+    tagging: Tagging,
+) -> dict[str, float]:
+    """Compatibility of the answers' sides (module docstring); `answers` maps an on-topic
+    passage id to the answer it holds, `pairs` are the NLI-judged packet pairs. The common
+    answer is the most held one (a tie goes to the leading answer, then the alphabet)."""
+    held = {pid: _plain(answer) for pid, answer in answers.items()}
+    counts = Counter(held.values())
+    cross = [p for p in pairs if len(p.nli) == 6 and _differ(held, p.i, p.j)]
+    leading = _plain(tagging.frame.leading or "")
+    common = min(counts, key=lambda a: (-counts[a], a != leading, a)) if counts else ""
+    dissent = [tags[pid] for pid, answer in held.items() if answer != common]
+    distinct = [a for a in counts if a]
+    nested = [a in b or b in a for a, b in itertools.combinations(distinct, 2)]
+    return {
+        "cross_answer_contradiction": _mean([max(p.nli[2], p.nli[5]) for p in cross]),
+        "cross_answer_neutral": _mean([(p.nli[1] + p.nli[4]) / 2 for p in cross]),
+        "dissent_entailment": _mean([t.entailment for t in dissent]),
+        "answer_nested": _mean([float(n) for n in nested]),
+        "candidate_count": math.log1p(len(tagging.frame.candidates)),
+        "value_top_share": value_top_share(tagging),
+    }
+
+
+def value_top_share(tagging: Tagging) -> float:
+    """Share of the answer-bearing sentences (every passage's key sentence holding a value of
+    the question's answer kind) that hold the most repeated value; 0 for other questions."""
+    candidates = tagging.frame.candidates
+    kind = candidates[0].kind if candidates else ""
+    if kind not in ("number", "date", "entity"):
+        return 0.0
+    asked = {w.lower() for w in vocab.words(tagging.frame.query)}
+    held = [_values(t.key_sentence, kind, asked) for t in tagging.tags]
+    held = [values for values in held if values]
+    if not held:
+        return 0.0
+    counts = Counter(v for values in held for v in values)
+    return counts.most_common(1)[0][1] / len(held)
+
+
+def _values(sentence: str, kind: str, asked: set[str]) -> set[str]:
+    """Values of one answer kind in a sentence: digits of its numbers, or its names that
+    share no word with the question."""
+    if kind in ("number", "date"):
+        digits = {re.sub(r"[^\d.]", "", n).strip(".") for n in tx.numbers(sentence)}
+        return {d for d in digits if d}
+    names = {_plain(e) for e in tx.entities(sentence)}
+    return {name for name in names if name and not set(name.split()) & asked}
+
+
+def _plain(answer: str) -> str:
+    """An answer compared as a value: lower case, possessive ending and punctuation dropped."""
+    text = _POSSESSIVE.sub("", answer.lower())
+    return " ".join(re.sub(r"[^\w.\s]", " ", text.replace(",", "")).split())
+
+
+def _differ(held: Mapping[int, str], a: int, b: int) -> bool:
+    return a in held and b in held and held[a] != held[b]
+
+
+def _mean(values: Sequence[float]) -> float:
+    return float(np.mean(values)) if values else 0.0

@@ -23,11 +23,13 @@ from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.claims import answer_kind
 from conflictdesk.analysis.dates import find_dates, passage_date
 from conflictdesk.analysis.evidence_signals import (
+    SIDE_NAMES,
     SIGNAL_NAMES,
     SUPPORT_NAMES,
     SubjectivityProbe,
     embedding_signals,
     pair_signals,
+    side_signals,
     support_signals,
 )
 from conflictdesk.analysis.types import (
@@ -99,6 +101,7 @@ FEATURE_NAMES = (
     *SIGNAL_NAMES,
     *ANSWER_STRUCTURE,
     *SUPPORT_NAMES,
+    *SIDE_NAMES,
 )
 
 
@@ -165,13 +168,17 @@ def asked_clause(query: str) -> str:
 
 
 def _retrieved_support(ev: Evidence) -> dict[str, float]:
-    """`support_signals` over every passage the tagger judged on topic, in the packet or not
-    (the packet keeps a few; a lone dissent shows only against all of them)."""
+    """`support_signals` and `side_signals` over every passage the tagger judged on topic, in
+    the packet or not (the packet keeps a few; a lone dissent shows only against all of
+    them)."""
     tags = ev.tagging.by_id()
     on_topic = [t.passage_id for t in ev.tagging.tags if t.on_topic]
     irrelevant = [pid for pid in on_topic if tags[pid].tag is Tag.IRRELEVANT]
     answers = _answers(on_topic, tags, ev.tagging)
-    return support_signals(answers, on_topic, irrelevant, ev.vectors)
+    return {
+        **support_signals(answers, on_topic, irrelevant, ev.vectors),
+        **side_signals(answers, ev.detection.pairs, tags, ev.tagging),
+    }
 
 
 def _answers(

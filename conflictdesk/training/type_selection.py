@@ -10,7 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from conflictdesk.analysis.evidence_signals import SIGNAL_NAMES, SUPPORT_NAMES, SubjectivityProbe
+from conflictdesk.analysis.evidence_signals import (
+    SIDE_NAMES,
+    SIGNAL_NAMES,
+    SUPPORT_NAMES,
+    SubjectivityProbe,
+)
 from conflictdesk.analysis.type_model import TypeModel
 from conflictdesk.analysis.typing_features import ANSWER_STRUCTURE, FEATURE_NAMES
 from conflictdesk.training.types import (
@@ -26,7 +31,9 @@ from conflictdesk.training.types import (
 )
 
 MEASURED = tuple(
-    name for name in FEATURE_NAMES if name not in SIGNAL_NAMES + ANSWER_STRUCTURE + SUPPORT_NAMES
+    name
+    for name in FEATURE_NAMES
+    if name not in SIGNAL_NAMES + ANSWER_STRUCTURE + SUPPORT_NAMES + SIDE_NAMES
 )
 AGREEMENT = SIGNAL_NAMES[:5]
 EMBEDDING = SIGNAL_NAMES[5:]

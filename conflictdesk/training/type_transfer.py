@@ -64,6 +64,20 @@ RECIPE_SETS: dict[str, tuple[str, ...]] = {
         "on_topic_share",
     ),
 }
+# The compact set plus the signals of how the answers' sides relate (issue 16, h16t, fixed
+# by mechanism before they were measured): the support balance over every passage, and the
+# compatibility of the sides (NLI between them, a dissent that still entails the leading
+# answer, one answer inside another).
+SUPPORT_BALANCE = ("candidate_count", "value_top_share")
+SIDES = (
+    "cross_answer_contradiction",
+    "cross_answer_neutral",
+    "dissent_entailment",
+    "answer_nested",
+)
+RECIPE_SETS["compact+support"] = RECIPE_SETS["compact"] + SUPPORT_BALANCE
+RECIPE_SETS["compact+sides"] = RECIPE_SETS["compact"] + SIDES
+RECIPE_SETS["compact+support+sides"] = RECIPE_SETS["compact"] + SUPPORT_BALANCE + SIDES
 PAPER_COUNTS = (161, 115, 115, 62, 5)  # CONFLICTS Table 2, in TYPE_ORDER
 PAPER_PRIOR = np.array(PAPER_COUNTS, dtype=np.float64) / sum(PAPER_COUNTS)
 

@@ -137,3 +137,25 @@ def test_cross_source_learns_a_shared_signal():
     figures = cross_source(dev, pub, Recipe("measured", 1.0, True))
     assert figures["public->typed_dev"]["accuracy"] > 0.9
     assert figures["typed_dev->public"]["balanced"] > 0.9
+
+
+def test_a_recipe_that_only_ties_the_shipped_one_on_typed_dev_cv_does_not_ship(monkeypatch):
+    from conflictdesk.training import type_transfer_report as report
+
+    # the same per-case accuracies (thirds: 3 seeds) in another order: a tie whose float
+    # mean comes out at +1e-17, as compact+support against compact did on 2026-11-24
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        old = rng.integers(0, 4, size=20) / 3
+        new = rng.permutation(old)
+    assert (new - old).mean() > 0
+    candidate, shipped = Recipe("compact+support", 30.0, True), Recipe("compact", 30.0, True)
+    side = {"balanced": 1.0, "accuracy": 1.0, "majority": {"accuracy": 0.2}}
+    better = {"public->typed_dev": side, "typed_dev->public": side}
+    monkeypatch.setattr(report, "rank_recipes", lambda d, p: ([candidate], {candidate: better}))
+    monkeypatch.setattr(
+        report, "cross_source", lambda d, p, r: {k: {"balanced": 0.5} for k in better}
+    )
+    monkeypatch.setattr(report, "_correct", lambda d, p, r, s: new if r == candidate else old)
+    chosen, _, tried = report.choose_recipe(None, None, shipped, seeds=(0,))
+    assert chosen is None and len(tried) == 1
