@@ -70,6 +70,7 @@ def answer(
         "evidence_rationale": "a-stage tag, confidence and key sentence",
         "resolution": analysis.resolution.rule,
         "conflict_type": analysis.verdict.method,
+        "answer_ranker": _ranker_method(analysis),
     }
     conflict = conflict_statement(analysis, stance)
     predicted_type = None
@@ -102,6 +103,15 @@ def answer(
         parametric=parametric,
         predicted_type=predicted_type,
     )
+
+
+def _ranker_method(analysis: Analysis) -> str:
+    """Which ranker chose the leading answer: the trained one, the rule's votes, or none
+    (no candidate answers: claims, yes/no and sentence answers)."""
+    frame = analysis.tagging.frame
+    if "+ranker:" in frame.method:
+        return frame.method.split("+ranker:", 1)[1]
+    return f"rule votes ({frame.method})" if frame.candidates else "none (no candidate answers)"
 
 
 def _require_llm(backends: Backends) -> Generator:
