@@ -19,6 +19,7 @@ from pathlib import Path
 
 from conflictdesk.training.answer_ranker import (
     L2,
+    MARGIN,
     Rows,
     build_rows,
     fit,
@@ -38,6 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=None, help="data folder (CONFLICTDESK_DATA)")
     parser.add_argument("--models", type=Path, default=None, help="models folder to write")
     parser.add_argument("--l2", type=float, default=L2)
+    parser.add_argument("--margin", type=float, default=MARGIN, help="rule-lead margin")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--no-write", dest="write", action="store_false")
     args = parser.parse_args(argv)
@@ -60,10 +62,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         args.work.mkdir(parents=True, exist_ok=True)
         rows.save(rows_path)
-    cv = grouped_cv(rows, l2=args.l2)
+    cv = grouped_cv(rows, l2=args.l2, margin=args.margin)
     print(json.dumps(cv, indent=1))
     if args.write:
-        model_id = write_ranker(fit(rows, args.l2), args.models or models_dir(), cv)
+        model_id = write_ranker(fit(rows, args.l2, args.margin), args.models or models_dir(), cv)
         print(f"wrote {model_id}")
     return 0
 

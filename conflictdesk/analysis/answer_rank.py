@@ -1,18 +1,28 @@
-"""A trained ranker of a wh-question's candidate answers (the leading answer of `ask`).
+"""A trained ranker of a wh-question's candidate answers: which one leads in `ask`.
 
-The rule of `claims.frame_query` gives each on-topic passage one answer, the span of the asked
-kind nearest the question's words in its most query-relevant sentence, and lets the answer
-with most topicality-weighted votes lead. The ranker widens the candidates to every span of
-the kind the frame used in each on-topic passage's first MAX_SENTENCES sentences that state
-something (`claims.answer_spans`, the same spans and keys), describes each candidate by the
-FEATURES below (support across passages, the rule's own votes, sentence rank and overlap with
-the question, distance to the question's words, kind, form) and scores it with a logistic
-regression fitted on QACC train and the RAMDocs TRAIN half (`scripts/train_answer_ranker.py`,
-weights in models/reader/answer_ranker.json). The best candidate leads: it becomes the
-claim's answer, and every passage that states it takes it as its answer, with the sentence
-that states it as its key sentence. Sentence answers (why/how questions) are left to the
-rule. Passages about another entity than the question's are not on-topic, so they hold no
-candidate."""
+The rule of `claims.frame_query` gives each on-topic passage one answer (the span of the asked
+kind nearest the question's words in its most query-relevant sentence that holds one) and lets
+the answer with most topicality-weighted votes lead. The ranker re-orders those same
+candidates; it adds none and changes no passage's answer, so the conflict evidence stays the
+rule's. Each candidate is read in the sentences the rule took it from, and FEATURES describe
+it: the rule's votes, lead and rank; over its passages, topicality-weighted sums (over the
+on-topic total) of the span's closeness to the question's words, the sentence's overlap
+with the question, and the NLI's entailment and contradiction of the claim "The answer to the question
+Q is C." against the sentence (one batched call, stage "rank"); the best entailment, the
+passages' relevance and topicality; the span's kind, length, unit and position; and how many
+distinct spans of the kind the on-topic passages' first MAX_SENTENCES stating sentences hold.
+A logistic regression scores them, plus a margin for the rule's own leading candidate (fitted on QACC train and the RAMDocs TRAIN half by
+`scripts/train_answer_ranker.py`, weights in models/reader/answer_ranker.json); the best
+leads and becomes the claim the passages are tagged against, and `resolve.answer_first`
+puts a passage stating it first where the resolution rule ranks by relevance.
+
+Tried and dropped: counting every passage that names a value (a newer passage names the
+figure it replaces, so outdated values led) and each candidate's best single sentence alone
+(one sentence echoing the question's wording outweighed several passages: the answer changed
+with the wording), and shares of passages answering from their most query-relevant sentence
+or with the span nearest the question's words (fitted with negative weights against the
+votes, they let one passage outvote three). Sentence answers (why/how) and yes/no questions keep the rule. Passages
+about another entity than the question's are not on-topic, so they hold no candidate."""
 
 from __future__ import annotations
 
@@ -36,10 +46,10 @@ from conflictdesk.analysis.claims import (
     span_distances,
     states_something,
 )
-from conflictdesk.analysis.types import Candidate, ClaimFrame, QueryForm
+from conflictdesk.analysis.types import ClaimFrame, QueryForm
 from conflictdesk.backends.base import NLI, JudgmentCache
 from conflictdesk.text import normalise_answer
-from conflictdesk.types import Passage
+from conflictdesk.types import NLIScores, Passage
 
 if TYPE_CHECKING:
     from conflictdesk.analysis.tag import Reading
@@ -47,10 +57,10 @@ if TYPE_CHECKING:
 MAX_SENTENCES = 3
 KINDS = ("date", "number", "entity")
 FEATURES = (
-    "votes", "votes_to_best", "passages", "rule_votes", "rule_lead", "top_sentence",
-    "best_rank", "nearest", "closeness", "overlap", "relevance", "topicality", "kind_match",
+    "rule_votes", "rule_lead", "rule_rank", "closeness", "overlap",
+    "entailment", "contradiction", "best_entailment", "relevance", "topicality", "kind_match",
     "is_date", "is_number", "is_entity", "words", "has_unit", "year_as_number", "position",
-    "candidates", "rule_rank", "entailment", "contradiction",
+    "candidates",
 )  # fmt: skip
 MODEL_NAME = "conflictdesk-answer-ranker-lr"
 
@@ -125,65 +135,98 @@ def candidate_features(
     nli: NLI,
     cache: JudgmentCache | None = None,
 ) -> tuple[list[str], np.ndarray, dict[str, list[Mention]]]:
-    """(candidate keys, feature matrix in FEATURES order, mentions by key). The NLI reads
-    the claim "The answer to the question Q is C." against each candidate's first sentence
-    (its best-ranked mention in its most topical passage)."""
+    """(the rule's candidate keys, feature matrix in FEATURES order, their mentions). Only the
+    rule's candidates are ranked, each read in the sentences the rule took it from: a passage
+    that merely names a value (the one a newer figure replaced) does not count for it. Most
+    features are sums over those passages weighted by topicality, over the on-topic total,
+    so support from several passages adds up; the NLI reads the claim "The answer to the
+    question Q is C." against each of those sentences."""
     by_key: dict[str, list[Mention]] = defaultdict(list)
     for mention in found:
         by_key[mention.key].append(mention)
-    keys = list(by_key)
-    firsts = [_first(by_key[k], reading) for k in keys]
-    judged = nli_batch(
-        nli,
-        [(m.sentence, answer_claim(frame.query, m.surface)) for m in firsts],
-        stage="rank",
-        cache=cache,
-    )
     rule_order = [normalise_answer(c.text) for c in frame.candidates]
-    weight = reading.on_topic
-    total = sum(weight.values()) or 1.0
-    relevance = _relevance(passages)
-    query_words = set(tx.content_words(reading.query))
-    rule_lead = normalise_answer(frame.leading or "")
-    votes = {k: sum(weight[p] for p in {m.passage_id for m in ms}) for k, ms in by_key.items()}
-    best_votes = max(votes.values(), default=1.0) or 1.0
+    surfaces = {k: {normalise_answer(m.surface) for m in ms} for k, ms in by_key.items()}
+    rule_rank = {k: _rule_rank(rule_order, surfaces[k]) for k in by_key}
+    spread = 1.0 / len(by_key)
+    keys = [k for k in by_key if rule_rank[k] > 0]
+    chosen = {k: _answering(by_key[k], answers, surfaces[k]) for k in keys}
+    pairs = [(m.sentence, answer_claim(frame.query, m.surface)) for k in keys for m in chosen[k]]
+    judged = iter(nli_batch(nli, pairs, stage="rank", cache=cache))
+    context = _Context(
+        reading.on_topic,
+        sum(reading.on_topic.values()) or 1.0,
+        _relevance(passages),
+        set(tx.content_words(reading.query)),
+        kind,
+    )
     rows = []
     for key in keys:
-        ms = by_key[key]
-        pids = {m.passage_id for m in ms}
-        surfaces = {normalise_answer(m.surface) for m in ms}
-        rule = [p for p in pids if p in answers and normalise_answer(answers[p][0]) in surfaces]
-        surface = ms[0].surface
-        rows.append([
-            votes[key] / total,
-            votes[key] / best_votes,
-            len(pids) / max(1, len(weight)),
-            sum(weight[p] for p in rule) / total,
-            float(bool(rule_lead) and rule_lead in surfaces),
-            len({m.passage_id for m in ms if m.rank == 0}) / len(pids),
-            max(1.0 / (1 + m.rank) for m in ms),
-            len({m.passage_id for m in ms if m.nearest}) / len(pids),
-            max(1.0 / (1 + m.distance / 20) if m.distance is not None else 0.0 for m in ms),
-            max(_overlap(query_words, m.sentence) for m in ms),
-            max(relevance[p] for p in pids),
-            max(weight[p] for p in pids),
-            float(kind == "any" or ms[0].kind == kind),
-            *(float(ms[0].kind == k) for k in KINDS),
-            math.log1p(len(surface.split())),
-            float(ms[0].kind == "number" and any(c.isalpha() for c in surface)),
-            float(ms[0].kind == "number" and _year_like(key)),
-            min(m.position for m in ms),
-            1.0 / len(by_key),
-            _rule_rank(rule_order, surfaces),
-            judged[len(rows)].entailment,
-            judged[len(rows)].contradiction,
-        ])  # fmt: skip
+        scores = [next(judged) for _ in chosen[key]]
+        lead = float(normalise_answer(frame.leading or "") in surfaces[key])
+        rows.append(context.row(key, chosen[key], scores, [lead, rule_rank[key]], spread))
     matrix = np.array(rows, dtype=np.float64).reshape(len(keys), len(FEATURES))
-    return keys, matrix, by_key
+    return keys, matrix, chosen
 
 
-def _first(ms: Sequence[Mention], reading: Reading) -> Mention:
-    return max(ms, key=lambda m: (reading.on_topic[m.passage_id], -m.rank))
+@dataclass(frozen=True)
+class _Context:
+    weight: Mapping[int, float]
+    total: float
+    relevance: Mapping[int, float]
+    query_words: set[str]
+    kind: str
+
+    def support(self, ms: Sequence[Mention], values: Sequence[float]) -> float:
+        """Σ topicality × value over the mentions' passages (each passage once, its best
+        value), over the on-topic total."""
+        best: dict[int, float] = {}
+        for m, v in zip(ms, values, strict=True):
+            best[m.passage_id] = max(best.get(m.passage_id, 0.0), v)
+        return sum(self.weight[p] * v for p, v in best.items()) / self.total
+
+    def row(
+        self,
+        key: str,
+        ms: Sequence[Mention],
+        scores: Sequence[NLIScores],
+        rule: list[float],
+        spread: float,
+    ) -> list[float]:
+        pids = {m.passage_id for m in ms}
+        surface, span_kind = ms[0].surface, ms[0].kind
+        closeness = [1.0 / (1 + m.distance / 20) if m.distance is not None else 0.0 for m in ms]
+        return [
+            self.support(ms, [1.0] * len(ms)),
+            *rule,
+            self.support(ms, closeness),
+            self.support(ms, [_overlap(self.query_words, m.sentence) for m in ms]),
+            self.support(ms, [s.entailment for s in scores]),
+            self.support(ms, [s.contradiction for s in scores]),
+            max(s.entailment for s in scores),
+            max(self.relevance[p] for p in pids),
+            max(self.weight[p] for p in pids),
+            float(self.kind == "any" or span_kind == self.kind),
+            *(float(span_kind == k) for k in KINDS),
+            math.log1p(len(surface.split())),
+            float(span_kind == "number" and any(c.isalpha() for c in surface)),
+            float(span_kind == "number" and _year_like(key)),
+            min(m.position for m in ms),
+            spread,
+        ]
+
+
+def _answering(
+    ms: list[Mention], answers: Mapping[int, tuple[str, str]], surfaces: set[str]
+) -> list[Mention]:
+    """The mentions in the sentences the rule took this candidate from (all when none)."""
+    own = [
+        m
+        for m in ms
+        if m.passage_id in answers
+        and m.sentence == answers[m.passage_id][1]
+        and normalise_answer(answers[m.passage_id][0]) in surfaces
+    ]
+    return own or ms
 
 
 def _rule_rank(order: Sequence[str], surfaces: set[str]) -> float:
@@ -214,13 +257,15 @@ class AnswerRanker:
     weights: np.ndarray
     bias: float
     model_id: str = MODEL_NAME
+    margin: float = 0.0  # added to the rule's leading candidate: what overturning it takes
 
     @classmethod
     def from_json(cls, blob: Mapping[str, object], model_id: str = MODEL_NAME) -> AnswerRanker:
         if list(blob["features"]) != list(FEATURES):  # type: ignore[call-overload]
             raise ValueError("answer ranker features differ from this version's FEATURES")
         arrays = [np.asarray(blob[k], dtype=np.float64) for k in ("mean", "scale", "weights")]
-        return cls(*arrays, float(blob["bias"]), model_id)  # type: ignore[arg-type]
+        margin = float(blob.get("margin", 0.0))  # type: ignore[arg-type]
+        return cls(*arrays, float(blob["bias"]), model_id, margin)  # type: ignore[arg-type]
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -229,10 +274,12 @@ class AnswerRanker:
             "scale": self.scale.tolist(),
             "weights": self.weights.tolist(),
             "bias": self.bias,
+            "margin": self.margin,
         }
 
     def scores(self, matrix: np.ndarray) -> np.ndarray:
-        return ((matrix - self.mean) / self.scale) @ self.weights + self.bias
+        linear = ((matrix - self.mean) / self.scale) @ self.weights + self.bias
+        return linear + self.margin * matrix[:, FEATURES.index("rule_lead")]
 
     def rerank(
         self,
@@ -242,38 +289,38 @@ class AnswerRanker:
         reading: Reading,
         nli: NLI,
         cache: JudgmentCache | None = None,
-    ) -> tuple[ClaimFrame, dict[int, tuple[str, str]]]:
-        """The frame with candidates in the ranker's order and the best one leading, and the
-        passages' answers with the leading one taken by every passage that states it."""
+    ) -> ClaimFrame:
+        """The frame with the rule's candidates in the ranker's order, the best one leading
+        (candidates the ranker cannot see keep the rule's order, after the others). The
+        passages keep the rule's answers."""
         kind = frame_kind(frame)
         found = mentions(frame.query, kind, passages, reading, answers) if kind else []
         if not found:
-            return frame, dict(answers)
+            return frame
         keys, matrix, by_key = candidate_features(
             frame, kind, found, answers, passages, reading, nli, cache
         )
         scores = self.scores(matrix)
-        order = sorted(range(len(keys)), key=lambda i: (-scores[i], i))
-        candidates = tuple(_candidate(by_key[keys[i]], reading, float(scores[i])) for i in order)
+        best: dict[str, float] = {}
+        for key, score in zip(keys, scores, strict=True):
+            for surface in {normalise_answer(m.surface) for m in by_key[key]}:
+                best[surface] = max(best.get(surface, -math.inf), float(score))
+        scored = [(best.get(normalise_answer(c.text), -math.inf), c) for c in frame.candidates]
+        order = sorted(range(len(scored)), key=lambda i: (-scored[i][0], i))
+        candidates = tuple(
+            dataclasses.replace(scored[i][1], score=scored[i][0])
+            if math.isfinite(scored[i][0])
+            else scored[i][1]
+            for i in order
+        )
         lead = candidates[0]
-        updated = dict(answers)
-        for mention in sorted(by_key[keys[order[0]]], key=lambda m: m.rank, reverse=True):
-            updated[mention.passage_id] = (lead.text, mention.sentence)
-        ranked = dataclasses.replace(
+        return dataclasses.replace(
             frame,
             hypothesis=answer_claim(frame.query, lead.text),
             candidates=candidates,
             leading=lead.text,
             method=f"{frame.method}+ranker:{self.model_id}",
         )
-        return ranked, updated
-
-
-def _candidate(ms: Sequence[Mention], reading: Reading, score: float) -> Candidate:
-    """The candidate with the surface of its most topical passage's mention."""
-    best = _first(ms, reading)
-    pids = tuple(dict.fromkeys(m.passage_id for m in ms))
-    return Candidate(best.surface, best.kind, pids, score)
 
 
 def load_answer_ranker(models_dir: Path) -> AnswerRanker:

@@ -175,7 +175,7 @@ def tag_passages(
     about_other, ranked = reading.about_other, reading.ranked
     frame, answers = frame_query(query, passages, ranked, on_topic)
     if ranker is not None:
-        frame, answers = ranker.rerank(frame, answers, passages, reading, nli, cache)
+        frame = ranker.rerank(frame, answers, passages, reading, nli, cache)
     key_sentences = {pid: answers[pid][1] if pid in answers else ranked[pid][0] for pid in ranked}
     scored_passages = [p for p in passages if p.id in on_topic]
     scores = nli_batch(
