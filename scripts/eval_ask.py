@@ -70,6 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     common.add_model_arguments(parser)
     args = parser.parse_args(argv)
+    from conflictdesk.analysis.pipeline import default_answer_ranker
     from conflictdesk.app import load_settings
     from conflictdesk.backends.registry import load_backends
 
@@ -81,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in args.datasets:
         cases = load_dataset(name, data, args.ramdocs_half == "eval")[: args.limit]
         results[name] = evaluate(cases, backends, args.strategy, args.nli_metrics, progress)
-    results["method"] = backends.methods()
+    results["method"] = {**backends.methods(), "answer_ranker": default_answer_ranker().model_id}
     print(json.dumps(results, indent=2) if args.json else render(results))
     return 0
 
