@@ -8,24 +8,17 @@ examples:
 
 from __future__ import annotations
 
-import argparse
 import json
 import warnings
 from collections.abc import Sequence
-from pathlib import Path
 
 from conflictdesk.evaluation.abstention import abstention_report, render_abstention
+from conflictdesk.evaluation.script_args import cached_sets_parser
 from conflictdesk.training.fusion import TRAINING_SETS, load_sets
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )  # fmt: skip
-    parser.add_argument("--work", type=Path, default=Path(".train/fusion"), help="cache folder")
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--json", action="store_true")
+    parser = cached_sets_parser(__doc__)
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore", message=".*truncated to.*")
     from conflictdesk.backends.registry import load_backends

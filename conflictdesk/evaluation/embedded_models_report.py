@@ -3,6 +3,7 @@ per section."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from conflictdesk.evaluation.embedded_models import PAIR_COMMAND, REFERENCE, fmt
@@ -137,5 +138,21 @@ def markdown(out: dict) -> str:
     return "\n".join(lines)
 
 
+def sections(text: str) -> list[tuple[str, str]]:
+    """(heading, text) of each `## ` section of a Markdown report, in order; the part before
+    the first heading is left out."""
+    parts = re.split(r"(?m)^(?=## )", text)
+    return [(part.splitlines()[0][3:].strip(), part) for part in parts if part.startswith("## ")]
+
+
 def write_report(out: dict, path: Path) -> None:
-    path.write_text(markdown(out), "utf-8")
+    """Write the generated report; sections that other commands wrote into an existing report
+    (training runs' records: the NLI continuation, the MPNet tier, the type model) are kept,
+    after the generated ones, in their order."""
+    text = markdown(out)
+    if path.exists():
+        generated = {heading for heading, _ in sections(text)}
+        kept = [body for heading, body in sections(path.read_text("utf-8"))
+                if heading not in generated]  # fmt: skip
+        text = "\n".join([text.rstrip("\n"), "", *(body.rstrip("\n") + "\n" for body in kept)])
+    path.write_text(text, "utf-8")

@@ -124,3 +124,17 @@ def test_fast_path_pairs_are_sentence_length_and_get_their_own_row():
     row = "| cross-encoder, sentence-length pairs (issue 16's fast path) | 380.0 pairs/s |"
     assert row in figures_table({**SUMMARY, "models": models})
     assert "sentence-length" not in figures_table(SUMMARY)  # a summary from before the row
+
+
+def test_fast_path_row_gives_the_cpu_second_rate_when_measured():
+    short = {"pairs_per_s": 350.0, "pairs_per_cpu_s": 190.0}
+    models = {**SUMMARY["models"], "cross_encoder_short": short}
+    table = figures_table({**SUMMARY, "models": models})
+    assert "| 350.0 pairs/s (190.0 per CPU-second) |" in table
+
+
+def test_median_seconds_takes_the_clock_it_is_given():
+    from conflictdesk.benchmarks.models import median_seconds
+
+    ticks = iter(range(100))
+    assert median_seconds(lambda: None, 3, clock=lambda: float(next(ticks))) == 1.0

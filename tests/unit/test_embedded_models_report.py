@@ -43,3 +43,17 @@ def test_a_smoke_run_says_so(monkeypatch, tmp_path):
     path = tmp_path / "model_report.md"
     report.write_report(_figures(limit=300), path)
     assert "**Smoke run: NLI sets sampled to 300 rows" in path.read_text("utf-8")
+
+
+def test_rewriting_keeps_the_sections_other_commands_wrote(monkeypatch, tmp_path):
+    monkeypatch.setattr(report.pair_report, "markdown", lambda *a, **k: [])
+    path = tmp_path / "model_report.md"
+    old = ("# Old title\n\nold intro\n\n## NLI accuracy\n\nold table\n\n"
+           "## MPNet tier\n\nrun record\n\n## CONFLICTS type model\n\ntype record\n")  # fmt: skip
+    path.write_text(old, "utf-8")
+    report.write_report(_figures(limit=0), path)
+    text = path.read_text("utf-8")
+    assert "old table" not in text and "old intro" not in text
+    assert text.count("## NLI accuracy") == 1
+    assert text.index("## Speed") < text.index("## MPNet tier") < text.index("## CONFLICTS type")
+    assert text.endswith("## CONFLICTS type model\n\ntype record\n")
