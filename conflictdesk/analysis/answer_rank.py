@@ -11,10 +11,11 @@ with the question, and the NLI's entailment and contradiction of the claim "The 
 Q is C." against the sentence (one batched call, stage "rank"); the best entailment, the
 passages' relevance and topicality; the span's kind, length, unit and position; and how many
 distinct spans of the kind the on-topic passages' first MAX_SENTENCES stating sentences hold.
-A logistic regression scores them, plus a margin for the rule's own leading candidate (fitted on QACC train and the RAMDocs TRAIN half by
-`scripts/train_answer_ranker.py`, weights in models/reader/answer_ranker.json); the best
-leads and becomes the claim the passages are tagged against, and `resolve.answer_first`
-puts a passage stating it first where the resolution rule ranks by relevance.
+A logistic regression scores them, plus a margin for the rule's own leading candidate
+(fitted on QACC train and the RAMDocs TRAIN half by `scripts/train_answer_ranker.py`, weights
+in models/reader/answer_ranker.json); the best leads and becomes the claim the passages are tagged against (the resolution then orders the
+evidence as before; also putting a passage that states it first, for the direct and
+consolidate rules, raised RAMDocs' lead answer recall and lowered QACC's, so it was dropped).
 
 Tried and dropped: counting every passage that names a value (a newer passage names the
 figure it replaces, so outdated values led) and each candidate's best single sentence alone

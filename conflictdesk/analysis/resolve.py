@@ -234,8 +234,8 @@ def resolve(
         views, rest = _viewpoints(packet, tagging, clusters, by="answer")
         return Resolution(
             "consolidate",
-            answer_first(_round_robin(views) + tuple(rest), tagging),
-            f"{len(views)} partial answers consolidated{_led(tagging)}",
+            _round_robin(views) + tuple(rest),
+            f"{len(views)} partial answers consolidated",
             viewpoints=views,
         )
     rel = relevance_weights(packet)
@@ -246,28 +246,9 @@ def resolve(
     )
     return Resolution(
         "direct",
-        answer_first(tuple(ranking + rest), tagging),
-        f"no conflict: supporting passages first, then other evidence, by relevance{_led(tagging)}",
+        tuple(ranking + rest),
+        "no conflict: supporting passages first, then other evidence, by relevance",
     )
-
-
-def answer_first(ranking: tuple[int, ...], tagging: Tagging) -> tuple[int, ...]:
-    """When the trained answer ranker chose the leading answer (`answer_rank.py`), the first
-    passage in `ranking` that answers with it goes first; otherwise `ranking` unchanged."""
-    frame = tagging.frame
-    if not frame.leading or "+ranker:" not in frame.method:
-        return ranking
-    tags = tagging.by_id()
-    lead = frame.leading.lower()
-    holder = next((pid for pid in ranking if (tags[pid].answer or "").lower() == lead), None)
-    if holder is None:
-        return ranking
-    return (holder, *(pid for pid in ranking if pid != holder))
-
-
-def _led(tagging: Tagging) -> str:
-    frame = tagging.frame
-    return "; the ranker's leading answer first" if "+ranker:" in frame.method else ""
 
 
 def _by_recency(packet: Sequence[Passage], tagging: Tagging) -> Resolution:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conflictdesk.analysis.types import Analysis
 from conflictdesk.backends.base import Backends, Generator, JudgmentCache
@@ -19,6 +19,9 @@ from conflictdesk.generation.llm import llm_answer
 from conflictdesk.generation.parametric import NO_LLM, parametric_check
 from conflictdesk.generation.types import Answer, ParametricCheck, Strategy
 from conflictdesk.types import ConflictType, Passage
+
+if TYPE_CHECKING:
+    from conflictdesk.analysis.pipeline import AnalysisOptions
 
 __all__ = ["Answer", "Strategy", "answer", "ask", "default_strategy", "parse_strategy"]
 
@@ -146,14 +149,18 @@ def ask(
     record_id: Any = None,
     check_parametric: bool = True,
     on_event: Callable[[str, Any], None] | None = None,
+    options: AnalysisOptions | None = None,
 ) -> tuple[Analysis, Answer, dict[str, Any]]:
-    """The whole `ask` job on given passages: analysis, answer and the batch JSON record."""
+    """The whole `ask` job on given passages: analysis (with `options`), answer and the batch
+    JSON record."""
     from conflictdesk.analysis.pipeline import analyze
     from conflictdesk.generation.report import batch_record
 
     if not passages:
         raise InputError("no passages to answer from (empty collection or no match)")
-    analysis = analyze(query, list(passages), backends, cache=cache, on_event=on_event)
+    analysis = analyze(
+        query, list(passages), backends, cache=cache, on_event=on_event, options=options
+    )
     result = answer(
         analysis,
         backends,
