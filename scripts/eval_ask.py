@@ -63,9 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ramdocs-half", choices=("eval", "all"), default="all",
                         help="RAMDocs questions to run: the EVAL half only, or all (default)")  # fmt: skip
     parser.add_argument("--strategy", default=None, help="answer strategy (default as `ask`)")
-    parser.add_argument("--ranker", choices=("model", "rules"), default="model",
-                        help="who picks a wh-question's leading answer: the trained answer "
-                        "ranker (default) or the rule's votes")  # fmt: skip
+    parser.add_argument("--ranker", choices=("model", "rules"), default="rules",
+                        help="who picks a wh-question's leading answer: the rule's votes "
+                        "(default, as `ask`) or the trained answer ranker")  # fmt: skip
     parser.add_argument("--nli-metrics", action="store_true",
                         help="also compute the NLI-judged citation and grounding metrics")  # fmt: skip
     parser.add_argument("--data", type=Path, default=None,

@@ -63,7 +63,11 @@ class AnalysisOptions:
     tau_c: float | None = None  # None: the pair model's calibrated τ_c, else 0.7
     use_llm: bool = True  # use the GGUF model for pair refinement and typing when configured
     classifier: str = "model"  # without an LLM: "model" (the trained type model) | "rules"
-    ranker: str = "model"  # wh-answers: "model" (the trained answer ranker) | "rules"
+    # Who picks a wh-question's leading answer: "rules" (the rule's votes, the default) or
+    # "model" (the trained answer ranker, opt-in: on QACC dev and the RAMDocs EVAL half it
+    # raised lead answer recall but lowered gold citation precision slightly, so it is not
+    # the default; figures in conflictdesk/analysis/answer_rank.py).
+    ranker: str = "rules"
     type_model: TypeModel | None = None  # None: the shipped one (models/manifest.json)
     authority: AuthorityTable = field(default_factory=AuthorityTable)
     cancel: CancelFlag | None = None

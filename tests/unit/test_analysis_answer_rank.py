@@ -121,10 +121,10 @@ def test_shipped_ranker_loads_and_a_tampered_copy_is_refused(tmp_path):
 
 def test_answer_method_names_the_ranker_that_ran():
     backends = fake_backends()
-    ranked = analyze(QUESTION, PASSAGES, backends)
+    ranked = analyze(QUESTION, PASSAGES, backends, options=AnalysisOptions(ranker="model"))
     method = answer(ranked, backends).method["answer_ranker"]
     assert method == load_answer_ranker(models_dir()).model_id
-    ruled = analyze(QUESTION, PASSAGES, backends, options=AnalysisOptions(ranker="rules"))
+    ruled = analyze(QUESTION, PASSAGES, backends)  # the default: the rule's votes
     assert answer(ruled, backends).method["answer_ranker"] == "rule votes (rule)"
     claim = analyze("The fifth season premiered in 2017.", PASSAGES, backends)
     assert answer(claim, backends).method["answer_ranker"] == "none (no candidate answers)"
