@@ -276,12 +276,16 @@ class AnswerRanker:
         return cls(*arrays, float(blob["bias"]), model_id, margin)  # type: ignore[arg-type]
 
     def to_json(self) -> dict[str, object]:
+        # Rounded, so a rebuild whose sums differ in the last bits writes the same file.
+        def rounded(values: np.ndarray) -> list[float]:
+            return [round(float(v), 10) for v in values]
+
         return {
             "features": list(FEATURES),
-            "mean": self.mean.tolist(),
-            "scale": self.scale.tolist(),
-            "weights": self.weights.tolist(),
-            "bias": self.bias,
+            "mean": rounded(self.mean),
+            "scale": rounded(self.scale),
+            "weights": rounded(self.weights),
+            "bias": round(self.bias, 10),
             "margin": self.margin,
         }
 
