@@ -63,6 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ramdocs-half", choices=("eval", "all"), default="all",
                         help="RAMDocs questions to run: the EVAL half only, or all (default)")  # fmt: skip
     parser.add_argument("--strategy", default=None, help="answer strategy (default as `ask`)")
+    parser.add_argument("--ranker", choices=("model", "rules"), default="rules",
+                        help="who picks a wh-question's leading answer: the rule's votes "
+                        "(default, as `ask`) or the trained answer ranker")  # fmt: skip
     parser.add_argument("--nli-metrics", action="store_true",
                         help="also compute the NLI-judged citation and grounding metrics")  # fmt: skip
     parser.add_argument("--data", type=Path, default=None,
@@ -70,6 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     common.add_model_arguments(parser)
     args = parser.parse_args(argv)
+    from conflictdesk.analysis.pipeline import AnalysisOptions, default_answer_ranker
     from conflictdesk.app import load_settings
     from conflictdesk.backends.registry import load_backends
 
@@ -80,8 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = {}
     for name in args.datasets:
         cases = load_dataset(name, data, args.ramdocs_half == "eval")[: args.limit]
-        results[name] = evaluate(cases, backends, args.strategy, args.nli_metrics, progress)
-    results["method"] = backends.methods()
+        results[name] = evaluate(cases, backends, args.strategy, args.nli_metrics, progress,
+                                 AnalysisOptions(ranker=args.ranker))  # fmt: skip
+    ranker = default_answer_ranker().model_id if args.ranker == "model" else "rule votes"
+    results["method"] = {**backends.methods(), "answer_ranker": ranker}
     print(json.dumps(results, indent=2) if args.json else render(results))
     return 0
 

@@ -204,6 +204,17 @@ def nearest_span(
     (its content words outside the query's capitalised names, e.g. "chief executive" in
     "Who is the chief executive of Orvane?"), else to any query content word. A sentence
     word matches a query word when one is a prefix (4+ letters) of the other."""
+    distances = span_distances(sentence, spans, query)
+    if distances is None:
+        return spans[0]
+    return spans[min(range(len(spans)), key=lambda i: (distances[i], i))]
+
+
+def span_distances(
+    sentence: str, spans: Sequence[tuple[int, str, str, str]], query: str
+) -> list[int] | None:
+    """Each span's distance in characters to the nearest anchor of `nearest_span` (0 when an
+    anchor lies inside it); None when the sentence holds no query word."""
     names = {w for e in tx.entities(query) for w in tx.content_words(e)}
     query_words = set(tx.content_words(query))
     anchors: list[int] = []
@@ -212,13 +223,13 @@ def nearest_span(
         if anchors:
             break
     if not anchors:
-        return spans[0]
+        return None
 
     def distance(span: tuple[int, str, str, str]) -> int:
         start, end = span[0], span[0] + len(span[2])
         return min(0 if start <= a < end else min(abs(a - start), abs(a - end)) for a in anchors)
 
-    return min(spans, key=distance)
+    return [distance(span) for span in spans]
 
 
 def _matches(word: str, query_words: set[str]) -> bool:

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from conflictdesk.analysis.answer_rank import AnswerRanker, load_answer_ranker
 from conflictdesk.analysis.classify import classify_conflict
 from conflictdesk.analysis.cluster import cluster_passages
 from conflictdesk.analysis.kappa import DELTA, conflict_score
@@ -62,6 +63,11 @@ class AnalysisOptions:
     tau_c: float | None = None  # None: the pair model's calibrated τ_c, else 0.7
     use_llm: bool = True  # use the GGUF model for pair refinement and typing when configured
     classifier: str = "model"  # without an LLM: "model" (the trained type model) | "rules"
+    # Who picks a wh-question's leading answer: "rules" (the rule's votes, the default) or
+    # "model" (the trained answer ranker, opt-in: on QACC dev and the RAMDocs EVAL half it
+    # raised lead answer recall but lowered gold citation precision slightly, so it is not
+    # the default; figures in conflictdesk/analysis/answer_rank.py).
+    ranker: str = "rules"
     type_model: TypeModel | None = None  # None: the shipped one (models/manifest.json)
     authority: AuthorityTable = field(default_factory=AuthorityTable)
     cancel: CancelFlag | None = None
@@ -115,6 +121,18 @@ def embed_passages(
 def default_type_model() -> TypeModel:
     """The shipped CONFLICTS type model, loaded and verified once per process."""
     return load_type_model(models_dir())
+
+
+@functools.cache
+def default_answer_ranker() -> AnswerRanker:
+    """The shipped answer ranker, loaded and verified once per process."""
+    return load_answer_ranker(models_dir())
+
+
+def _answer_ranker(opts: AnalysisOptions) -> AnswerRanker | None:
+    if opts.ranker not in ("model", "rules"):
+        raise UsageError(f"ranker must be 'model' or 'rules', not {opts.ranker!r}")
+    return default_answer_ranker() if opts.ranker == "model" else None
 
 
 def _type_model(opts: AnalysisOptions) -> TypeModel | None:
@@ -203,7 +221,14 @@ def analyze(
     scored, vectors, similarity, relevance_method = run.stage("embed", embed)
     tagging = run.stage(
         "tag",
-        lambda: tag_passages(query, scored, backends.nli, similarity=similarity, cache=cache),
+        lambda: tag_passages(
+            query,
+            scored,
+            backends.nli,
+            similarity=similarity,
+            cache=cache,
+            ranker=_answer_ranker(opts),
+        ),
     )
     clusters = run.stage(
         "cluster", lambda: cluster_passages(scored, tagging, backends.embedder, embeddings=vectors)

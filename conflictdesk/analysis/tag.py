@@ -35,6 +35,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import text as tx
@@ -43,6 +45,9 @@ from conflictdesk.analysis.claims import frame_query
 from conflictdesk.analysis.types import PassageTag, Tagging
 from conflictdesk.backends.base import NLI, JudgmentCache
 from conflictdesk.types import NLIScores, Passage, Tag
+
+if TYPE_CHECKING:
+    from conflictdesk.analysis.answer_rank import AnswerRanker
 
 TOPICAL_RATIO = 0.5
 SUBJECT_RATIO = 0.5
@@ -116,15 +121,23 @@ def tag_from_scores(scores: NLIScores) -> tuple[Tag, float]:
     return tag, float(getattr(scores, label))
 
 
-def tag_passages(
-    query: str,
-    passages: Sequence[Passage],
-    nli: NLI,
-    *,
-    similarity: Mapping[int, float] | None = None,
-    cache: JudgmentCache | None = None,
-) -> Tagging:
-    """Tag every passage against the claim derived from `query` (module docstring rule)."""
+@dataclass(frozen=True)
+class Reading:
+    """What the tagger reads before any NLI call: the query with its acronyms spelled out,
+    each passage's topicality, the on-topic passages with their vote weights, the passages
+    about another entity, and each passage's sentences, most query-relevant first."""
+
+    query: str
+    topical: dict[int, float]
+    on_topic: dict[int, float]
+    about_other: frozenset[int]
+    ranked: dict[int, list[str]]
+
+
+def read_passages(
+    query: str, passages: Sequence[Passage], similarity: Mapping[int, float] | None = None
+) -> Reading:
+    """Topicality, subject and key sentences of every passage (module docstring rules)."""
     query = tx.spell_out_acronyms(query, [f"{p.title or ''}. {p.text}" for p in passages])
     idf = tx.idf_weights([p.text for p in passages])
     topical = topicality(lexical_similarity(query, passages, idf))
@@ -143,7 +156,26 @@ def tag_passages(
         p.id: tx.ranked_sentences(query, p.text, topic_idf if p.id in on_topic else idf)
         for p in passages
     }
+    return Reading(query, topical, on_topic, frozenset(about_other), ranked)
+
+
+def tag_passages(
+    query: str,
+    passages: Sequence[Passage],
+    nli: NLI,
+    *,
+    similarity: Mapping[int, float] | None = None,
+    cache: JudgmentCache | None = None,
+    ranker: AnswerRanker | None = None,
+) -> Tagging:
+    """Tag every passage against the claim derived from `query` (module docstring rule);
+    with `ranker`, a wh-question's candidate answers are ranked by it (`answer_rank.py`)."""
+    reading = read_passages(query, passages, similarity)
+    query, topical, on_topic = reading.query, reading.topical, reading.on_topic
+    about_other, ranked = reading.about_other, reading.ranked
     frame, answers = frame_query(query, passages, ranked, on_topic)
+    if ranker is not None:
+        frame = ranker.rerank(frame, answers, passages, reading, nli, cache)
     key_sentences = {pid: answers[pid][1] if pid in answers else ranked[pid][0] for pid in ranked}
     scored_passages = [p for p in passages if p.id in on_topic]
     scores = nli_batch(

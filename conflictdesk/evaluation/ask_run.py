@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from conflictdesk.analysis.pipeline import AnalysisOptions
 from conflictdesk.analysis.text import idf_weights, key_sentence
 from conflictdesk.evaluation.ask_scoring import (
     Case,
@@ -31,7 +32,9 @@ def load_dataset(name: str, data: Path, eval_half_only: bool = False) -> list[Ca
     return [c for c in cases if c.half == "eval"] if eval_half_only else cases
 
 
-def run_system(case: Case, backends: Any, strategy: str | None) -> Prediction:
+def run_system(
+    case: Case, backends: Any, strategy: str | None, options: AnalysisOptions | None = None
+) -> Prediction:
     started = time.perf_counter()
     analysis, result, _ = ask(
         case.query,
@@ -40,6 +43,7 @@ def run_system(case: Case, backends: Any, strategy: str | None) -> Prediction:
         strategy=strategy,
         gold_type=case.gold_type,
         check_parametric=False,
+        options=options,
     )
     ms = (time.perf_counter() - started) * 1000.0
     return Prediction(
@@ -81,11 +85,12 @@ def evaluate(
     strategy: str | None = None,
     nli_metrics: bool = False,
     on_progress: Callable[[str, int, int], None] | None = None,
+    options: AnalysisOptions | None = None,
 ) -> dict[str, Any]:
     """System and baseline scored on each subset (RAMDocs: the EVAL half, and all)."""
     system, baseline = [], []
     for n, case in enumerate(cases, start=1):
-        system.append(run_system(case, backends, strategy))
+        system.append(run_system(case, backends, strategy, options))
         baseline.append(run_baseline(case, backends))
         baseline[-1].tags = system[-1].tags  # leakage of the baseline judged by the same tags
         if on_progress is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conflictdesk.analysis.types import Analysis
 from conflictdesk.backends.base import Backends, Generator, JudgmentCache
@@ -19,6 +19,9 @@ from conflictdesk.generation.llm import llm_answer
 from conflictdesk.generation.parametric import NO_LLM, parametric_check
 from conflictdesk.generation.types import Answer, ParametricCheck, Strategy
 from conflictdesk.types import ConflictType, Passage
+
+if TYPE_CHECKING:
+    from conflictdesk.analysis.pipeline import AnalysisOptions
 
 __all__ = ["Answer", "Strategy", "answer", "ask", "default_strategy", "parse_strategy"]
 
@@ -70,6 +73,7 @@ def answer(
         "evidence_rationale": "a-stage tag, confidence and key sentence",
         "resolution": analysis.resolution.rule,
         "conflict_type": analysis.verdict.method,
+        "answer_ranker": _ranker_method(analysis),
     }
     conflict = conflict_statement(analysis, stance)
     predicted_type = None
@@ -104,6 +108,15 @@ def answer(
     )
 
 
+def _ranker_method(analysis: Analysis) -> str:
+    """Which ranker chose the leading answer: the trained one, the rule's votes, or none
+    (no candidate answers: claims, yes/no and sentence answers)."""
+    frame = analysis.tagging.frame
+    if "+ranker:" in frame.method:
+        return frame.method.split("+ranker:", 1)[1]
+    return f"rule votes ({frame.method})" if frame.candidates else "none (no candidate answers)"
+
+
 def _require_llm(backends: Backends) -> Generator:
     if backends.llm is None:
         raise CapabilityError("this strategy needs an LLM (--llm PATH.gguf or --llm-url URL)")
@@ -136,14 +149,18 @@ def ask(
     record_id: Any = None,
     check_parametric: bool = True,
     on_event: Callable[[str, Any], None] | None = None,
+    options: AnalysisOptions | None = None,
 ) -> tuple[Analysis, Answer, dict[str, Any]]:
-    """The whole `ask` job on given passages: analysis, answer and the batch JSON record."""
+    """The whole `ask` job on given passages: analysis (with `options`), answer and the batch
+    JSON record."""
     from conflictdesk.analysis.pipeline import analyze
     from conflictdesk.generation.report import batch_record
 
     if not passages:
         raise InputError("no passages to answer from (empty collection or no match)")
-    analysis = analyze(query, list(passages), backends, cache=cache, on_event=on_event)
+    analysis = analyze(
+        query, list(passages), backends, cache=cache, on_event=on_event, options=options
+    )
     result = answer(
         analysis,
         backends,
