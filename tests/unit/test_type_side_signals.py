@@ -9,20 +9,15 @@ from conflictdesk.analysis.evidence_signals import side_signals, value_top_share
 from conflictdesk.analysis.types import (
     Candidate,
     ClaimFrame,
-    ConflictPair,
     PassageTag,
     QueryForm,
     Tagging,
 )
 from conflictdesk.training.type_transfer import RECIPE_SETS, SIDES
-from conflictdesk.types import PairType, Tag
+from conflictdesk.types import Tag
+from tests.unit.test_type_signals import CLASH, _pair
 
 NEUTRAL = (0.05, 0.9, 0.05, 0.05, 0.9, 0.05)
-CLASH = (0.02, 0.08, 0.9, 0.02, 0.08, 0.9)
-
-
-def _pair(i: int, j: int, nli: tuple[float, ...]) -> ConflictPair:
-    return ConflictPair(i, j, nli[2], nli[2] > 0.5, PairType.NONE, "nli", None, None, "", nli)
 
 
 def _tagging(sentences, kind="number", query="How tall is the Arlen tower?", leading="52"):
