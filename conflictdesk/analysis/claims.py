@@ -36,6 +36,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 
 from conflictdesk import vocabulary as vocab
+from conflictdesk.analysis import names
 from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.dates import MONTHS, find_dates
 from conflictdesk.analysis.types import Candidate, ClaimFrame, QueryForm
@@ -163,7 +164,9 @@ def answer_spans(
     sentence: str, kind: str, query: str, known_capitals: set[str] | None = None
 ) -> list[tuple[int, str, str, str]]:
     """(start, key, surface, kind) spans of `kind` in text order, minus spans in the query.
-    Keys normalise surfaces: dates by ISO value, numbers by value, entities lower-cased.
+    Keys normalise surfaces: dates by ISO value, numbers by value, entities by
+    `names.answer_key` (case, possessive, articles, punctuation and a legal suffix dropped:
+    "Vorrel's", "the Vorrel" and "Vorrel Ltd" are one answer).
     `known_capitals`: see `text.entity_spans`."""
     query_l = query.lower()
     spans: list[tuple[int, str, str, str]] = []
@@ -184,7 +187,7 @@ def answer_spans(
         for start, surface in tx.entity_spans(remainder, known_capitals):
             # answers do not repeat Q; a lone capital ("C" of "°C") is no entity
             if len(surface) > 1 and not set(tx.content_words(surface)) & query_words:
-                spans.append((start, f"ent:{surface.lower()}", surface, "entity"))
+                spans.append((start, f"ent:{names.answer_key(surface)}", surface, "entity"))
     return sorted(spans)
 
 

@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from conflictdesk import vocabulary as vocab
+from conflictdesk.analysis import names
 from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.calls import nli_batch
 from conflictdesk.analysis.claims import frame_query
@@ -85,29 +85,36 @@ def topicality(similarity: Mapping[int, float]) -> dict[int, float]:
 
 
 def subject_words(query: str, passages: Sequence[Passage]) -> set[str]:
-    """The query's name-like content words (module docstring), lower-cased."""
+    """The query's name-like content words (module docstring) as comparable word forms
+    (`names.word_form`: lower case, possessive and plural "-s" dropped)."""
     texts = [f"{p.title or ''}. {p.text}" for p in passages]
-    lower_seen = set(re.findall(r"\b[a-z][\w'\-]*", " ".join(texts)))
-    capital_in_query = {w.lower() for w in re.findall(r"(?<=\S )([A-Z][\w'\-]*)", query)}
-    passages_with = Counter(w for text in texts for w in set(vocab.words(text)))
+    capital_in_query = {names.word_form(w) for w in re.findall(r"(?<=\S )([A-Z][\w'’\-]*)", query)}
+    capital_in_query |= {part for w in capital_in_query for part in w.split("-") if part}
+    passages_with = Counter(w for text in texts for w in names.name_tokens(text))
+    lower_seen = _lower_case_forms(texts)
     return {
         w
-        for w in tx.content_words(query)
+        for w in names.name_tokens(" ".join(tx.content_words(query)))
         if w in capital_in_query or (passages_with[w] >= 2 and w not in lower_seen)
     }
 
 
-def subject_coverage(
-    query: str, passages: Sequence[Passage], idf: Mapping[str, float]
-) -> dict[int, float] | None:
-    """Share of the subject words' idf weight each passage (title and text) holds; None when
-    the query names no subject or no passage covers it."""
+def _lower_case_forms(texts: Sequence[str]) -> set[str]:
+    return names.name_tokens(" ".join(re.findall(r"\b[a-z][\w'’\-]*", " ".join(texts))))
+
+
+def subject_coverage(query: str, passages: Sequence[Passage]) -> dict[int, float] | None:
+    """Share of the subject words' weight (`names.subject_weights`) each passage (title and
+    text) holds, name variants matched by `names.name_tokens`; None when the query names no
+    subject or no passage covers it."""
     subject = subject_words(query, passages)
-    total = sum(idf.get(w, 1.0) for w in subject)
-    if not subject or total <= 0:
+    lower_seen = _lower_case_forms([f"{p.title or ''}. {p.text}" for p in passages])
+    weights = names.subject_weights(subject, lower_seen)
+    total = sum(weights.values())
+    if total <= 0:
         return None
     coverage = {
-        p.id: sum(idf.get(w, 1.0) for w in subject & set(vocab.words(f"{p.title or ''} {p.text}")))
+        p.id: sum(weights[w] for w in subject & names.name_tokens(f"{p.title or ''} {p.text}"))
         / total
         for p in passages
     }
@@ -144,7 +151,7 @@ def read_passages(
     if similarity is not None:
         dense = topicality(similarity)
         topical = {pid: (topical[pid] + dense[pid]) / 2 for pid in topical}
-    coverage = subject_coverage(query, passages, idf)
+    coverage = subject_coverage(query, passages)
     about_other = {pid for pid, c in (coverage or {}).items() if c < SUBJECT_RATIO}
     on_topic = {
         pid: w for pid, w in topical.items() if w >= TOPICAL_RATIO and pid not in about_other

@@ -150,13 +150,13 @@ def test_passages_about_another_entity_are_not_about_the_subject():
     ]
     query = "What is the recommended daily dose of dravonil for adults?"
     assert subject_words(query, passages) == {"dravonil"}
-    coverage = subject_coverage(query, passages, {})
+    coverage = subject_coverage(query, passages)
     assert coverage == {0: 1.0, 1: 0.0, 2: 1.0}
 
 
 def test_no_subject_filter_when_no_passage_names_the_subject():
     passages = [Passage(0, "the dose is 300 mg"), Passage(1, "the dose is 200 mg")]
-    assert subject_coverage("What is the dose of Dravonil?", passages, {}) is None
+    assert subject_coverage("What is the dose of Dravonil?", passages) is None
 
 
 def test_conflict_type_enum_order_is_the_model_column_order():
