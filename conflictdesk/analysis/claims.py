@@ -183,10 +183,13 @@ def answer_spans(
                 key = f"num:{value.group(0).replace(',', '')}"
                 spans.append((match.start(), key, surface, "number"))
     if kind in ("entity", "any"):
-        query_words = set(tx.content_words(query))
+        query_words = {names.word_form(w) for w in tx.content_words(query)}
         for start, surface in tx.entity_spans(remainder, known_capitals):
-            # answers do not repeat Q; a lone capital ("C" of "°C") is no entity
-            if len(surface) > 1 and not set(tx.content_words(surface)) & query_words:
+            # answers do not repeat Q, in any variant ("Acme's" for "Acme"); a lone capital
+            # ("C" of "°C") is no entity; the possessive is not part of the answer
+            words = {names.word_form(w) for w in tx.content_words(surface)}
+            if len(surface) > 1 and not words & query_words:
+                surface = names.drop_possessive(surface)
                 spans.append((start, f"ent:{names.answer_key(surface)}", surface, "entity"))
     return sorted(spans)
 

@@ -1,0 +1,118 @@
+"""Name variants: subject matching in the tagger and answer keys in the claim step."""
+
+from __future__ import annotations
+
+import pytest
+
+from conflictdesk.analysis.claims import frame_query
+from conflictdesk.analysis.names import (
+    GENERIC_WEIGHT,
+    answer_key,
+    name_tokens,
+    subject_weights,
+    word_form,
+)
+from conflictdesk.analysis.tag import read_passages, subject_coverage, subject_words
+from conflictdesk.types import Passage
+
+
+@pytest.mark.parametrize(
+    ("word", "form"),
+    [
+        ("Zembrook's", "zembrook"),
+        ("Zembrook’s", "zembrook"),
+        ("Hexworths'", "hexworth"),
+        ("Hexworths", "hexworth"),
+        ("glass", "glass"),  # -ss is no plural
+        ("Plissadine", "plissadine"),
+        ("bus", "bus"),  # too short to reduce
+    ],
+)
+def test_word_form_drops_case_possessive_and_plural(word, form):
+    assert word_form(word) == form
+
+
+def test_name_tokens_split_hyphens_and_keep_the_whole():
+    tokens = name_tokens("The Zembrook-Tobrevant line's timetable")
+    assert {"zembrook", "tobrevant", "zembrook-tobrevant", "line", "timetable"} <= tokens
+    assert "line's" not in tokens
+
+
+@pytest.mark.parametrize(
+    "variant",
+    ["Quarvington", "quarvington", "Quarvington's", "the Quarvington", "Quarvington Ltd.",
+     "QUARVINGTON, Inc.", "Quarvington plc", "Quarvington FC"],
+)  # fmt: skip
+def test_answer_variants_share_one_key(variant):
+    assert answer_key(variant) == "quarvington"
+
+
+def test_answer_keys_keep_different_names_apart_and_a_bare_suffix():
+    assert answer_key("Quarvington Holdings") != answer_key("Quarvington")
+    assert answer_key("Plissadine") != answer_key("Quarvington")
+    assert answer_key("Ltd") == "ltd"  # nothing before it: kept, not emptied
+    assert answer_key("Co Tobrevant") == "co tobrevant"  # only a trailing suffix goes
+
+
+def test_subject_weights_legal_suffix_nothing_common_word_little():
+    weights = subject_weights({"zembrook", "ltd", "river", "2019", "st"}, {"river"})
+    assert weights == {
+        "zembrook": 1.0,
+        "ltd": 0.0,
+        "river": GENERIC_WEIGHT,
+        "2019": GENERIC_WEIGHT,
+        "st": GENERIC_WEIGHT,
+    }
+
+
+def test_company_named_with_its_legal_suffix_or_possessive_is_the_subject():
+    passages = [
+        Passage(0, "Zembrook Ltd was founded in 1931 by two glassblowers."),
+        Passage(1, "Zembrook's first kiln opened in 1931 on the river bank."),
+        Passage(2, "Tobrevant Glassworks was founded in 1890 by Ada Hexworth."),
+    ]
+    query = "In what year was Zembrook founded?"
+    assert subject_words(query, passages) == {"zembrook"}
+    assert subject_coverage(query, passages) == {0: 1.0, 1: 1.0, 2: 0.0}
+    assert read_passages(query, passages).about_other == frozenset({2})
+
+
+def test_rare_part_of_a_multiword_name_covers_it_a_shared_common_part_does_not():
+    passages = [
+        Passage(0, "Mount Plissadine rises to 3,120 metres above the valley."),
+        Passage(1, "The summit of Plissadine was first reached in 1901."),
+        Passage(2, "Mount Kessary, its neighbour across the mount road, is lower."),
+    ]
+    query = "How high is Mount Plissadine?"
+    coverage = subject_coverage(query, passages)
+    assert coverage is not None
+    # "mount" is written in lower case in passage 2: a common word, weight GENERIC_WEIGHT
+    assert coverage[1] == pytest.approx(1 / (1 + GENERIC_WEIGHT))
+    assert coverage[2] == pytest.approx(GENERIC_WEIGHT / (1 + GENERIC_WEIGHT))
+    assert read_passages(query, passages).about_other == frozenset({2})
+
+
+def test_possessive_and_legal_suffix_answers_count_as_one_answer():
+    passages = [
+        Passage(0, "The chief executive of Tobrevant is Quarvington Ltd, its parent."),
+        Passage(1, "Tobrevant's chief executive is Quarvington's nominee board."),
+        Passage(2, "The chief executive of Tobrevant is Hexworth."),
+    ]
+    query = "Who is the chief executive of Tobrevant?"
+    ranked = {p.id: [p.text] for p in passages}
+    frame, answers = frame_query(query, passages, ranked, {0: 1.0, 1: 1.0, 2: 1.0})
+    assert [c.passage_ids for c in frame.candidates] == [(0, 1), (2,)]
+    assert answers[0][0] == answers[1][0]
+
+
+def test_the_subject_in_a_variant_form_is_no_answer_and_answers_lose_the_possessive():
+    passages = [
+        Passage(0, "Records show Tobrevant's founder was Ada Hexworth's cousin Plissadine."),
+        Passage(1, "The founder of Tobrevant Ltd was Plissadine, a glassblower."),
+    ]
+    query = "Who was the founder of Tobrevant?"
+    ranked = {p.id: [p.text] for p in passages}
+    frame, _ = frame_query(query, passages, ranked, {0: 1.0, 1: 1.0})
+    texts = [c.text for c in frame.candidates]
+    assert not any("Tobrevant" in t for t in texts)
+    assert all("'s" not in t for t in texts)
