@@ -17,8 +17,8 @@ legal suffix weighs nothing (it says what kind of body a name is, not which); a 
 passages also write in lower case ("falls", "river"), a number, or a word of three letters
 or fewer weighs `GENERIC_WEIGHT` (a common word or code that many entities share); any other
 name word weighs 1. So a passage naming a multi-word subject by its rare part
-("Oskarvel" for "Mount Oskarvel") covers most of it, and one sharing only its common part
-("Systems" of "Orvane Systems") does not."""
+("Zembrook" for "Mount Zembrook") covers most of it, and one sharing only its common part
+("Systems" of "Acme Systems") does not."""
 
 from __future__ import annotations
 

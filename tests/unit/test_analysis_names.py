@@ -116,3 +116,20 @@ def test_the_subject_in_a_variant_form_is_no_answer_and_answers_lose_the_possess
     texts = [c.text for c in frame.candidates]
     assert not any("Tobrevant" in t for t in texts)
     assert all("'s" not in t for t in texts)
+
+
+def test_an_entity_named_by_part_of_its_name_backs_the_full_name():
+    passages = [
+        Passage(0, "The mural was painted by Ada Hexworth in 1931."),
+        Passage(1, "Critics credit the mural to Hexworth, who painted it in 1931."),
+        Passage(2, "The mural was painted by Ada Hexworth, the town's first artist."),
+        Passage(3, "The mural was painted by Tobias Quarvington."),
+    ]
+    query = "Who painted the mural?"
+    ranked = {p.id: [p.text] for p in passages}
+    frame, answers = frame_query(query, passages, ranked, {p.id: 1.0 for p in passages})
+    assert [(c.text, c.passage_ids) for c in frame.candidates] == [
+        ("Ada Hexworth", (0, 2, 1)),
+        ("Tobias Quarvington", (3,)),
+    ]
+    assert answers[1][0] == "Ada Hexworth"
