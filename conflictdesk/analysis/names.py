@@ -36,6 +36,8 @@ LEGAL_SUFFIXES = frozenset((
 ))
 # fmt: on
 GENERIC_WEIGHT = 0.25
+# Calendar words written with a capital that name no entity (months are dates, `dates.py`).
+WEEKDAYS = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
 _POSSESSIVE = re.compile(r"(?<=\w)(?:['’]s|(?<=s)['’])(?=\W|$)", re.IGNORECASE)
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*(?:-[^\W_]+)*")
 
@@ -62,6 +64,11 @@ def name_tokens(text: str) -> set[str]:
         if "-" in token:
             forms.update(word_form(part) for part in token.split("-") if part)
     return forms
+
+
+def is_calendar_word(surface: str) -> bool:
+    """True for a capitalised run made of weekday names only ("Tuesday")."""
+    return all(w in WEEKDAYS for w in name_tokens(surface))
 
 
 def answer_key(text: str) -> str:

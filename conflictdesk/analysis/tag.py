@@ -17,10 +17,12 @@ and takes no part in choosing candidate answers (method "topicality").
 Then the subject: the query's name-like words — written with a capital in the query other than
 at its start, or found in two passages or more and never in lower case there (proper names
 whatever their case in the query) — weighted by idf. When the query has some and a passage
-covers less than half of their weight (SUBJECT_RATIO) while another covers more, the passage
-is about another entity
-than the question's: it is off-topic too (method "subject"), so it cannot lead, take a tag or
-count toward κ.
+covers less than half of their weight (SUBJECT_RATIO) while another covers more, and its most
+query-relevant sentence names another entity in the subject's place (`names_a_rival`), the
+passage is about another entity than the question's: it is off-topic too (method "subject"),
+so it cannot lead, take a tag or count toward κ. Names are compared in their variants
+(possessive, legal suffix, hyphen, plural; `names.py`), rare name words weighing more than
+common ones.
 
 Key sentences (a passage's most query-relevant sentences, see `text.ranked_sentences`) weigh
 the query's words by their idf among the on-topic passages, so the words of the relation
@@ -42,6 +44,7 @@ from conflictdesk.analysis import names
 from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.calls import nli_batch
 from conflictdesk.analysis.claims import frame_query
+from conflictdesk.analysis.dates import find_dates
 from conflictdesk.analysis.types import PassageTag, Tagging
 from conflictdesk.backends.base import NLI, JudgmentCache
 from conflictdesk.types import NLIScores, Passage, Tag
@@ -121,6 +124,28 @@ def subject_coverage(query: str, passages: Sequence[Passage]) -> dict[int, float
     return coverage if max(coverage.values()) >= SUBJECT_RATIO else None
 
 
+def names_a_rival(
+    query: str, passage: Passage, idf: Mapping[str, float], lower_seen: set[str]
+) -> bool:
+    """True when the passage's most query-relevant sentence names an entity (a capitalised
+    run; dates and weekdays aside) with a rare word form the query lacks (rare: weight 1 in
+    `names.subject_weights`, given `lower_seen`, the forms the passages write in lower case):
+    another entity in the subject's place. A passage that names nothing there ("the ward",
+    "each permit") speaks of the question's subject without repeating its name."""
+    sentence = tx.key_sentence(query, passage.text, idf)
+    for found in find_dates(sentence):
+        sentence = sentence.replace(found.span, " ")
+    asked = names.name_tokens(" ".join(tx.content_words(query)))
+    known = tx.midsentence_capitals(passage.text)
+    for _, surface in tx.entity_spans(sentence, known):
+        if names.is_calendar_word(surface):
+            continue
+        other = names.name_tokens(surface) - asked
+        if any(w == 1.0 for w in names.subject_weights(other, lower_seen).values()):
+            return True
+    return False
+
+
 def tag_from_scores(scores: NLIScores) -> tuple[Tag, float]:
     """Entailment → Support, contradiction → Refute, neutral → Irrelevant; u_i = its prob."""
     label = scores.label
@@ -152,7 +177,12 @@ def read_passages(
         dense = topicality(similarity)
         topical = {pid: (topical[pid] + dense[pid]) / 2 for pid in topical}
     coverage = subject_coverage(query, passages)
-    about_other = {pid for pid, c in (coverage or {}).items() if c < SUBJECT_RATIO}
+    lower_seen = _lower_case_forms([f"{p.title or ''}. {p.text}" for p in passages])
+    about_other = {
+        p.id
+        for p in passages
+        if coverage and coverage[p.id] < SUBJECT_RATIO and names_a_rival(query, p, idf, lower_seen)
+    }
     on_topic = {
         pid: w for pid, w in topical.items() if w >= TOPICAL_RATIO and pid not in about_other
     }

@@ -133,3 +133,17 @@ def test_an_entity_named_by_part_of_its_name_backs_the_full_name():
         ("Tobias Quarvington", (3,)),
     ]
     assert answers[1][0] == "Ada Hexworth"
+
+
+def test_a_passage_that_names_no_rival_keeps_the_subject_one_naming_a_rival_does_not():
+    passages = [
+        Passage(0, "Zembrook council collects bulky waste on the first Tuesday of each month."),
+        Passage(1, "Zembrook residents can book a bulky waste collection online."),
+        Passage(2, "Reminder: the next bulky waste collection is on Tuesday 4 June."),
+        Passage(3, "In Hexworth, bulky waste is collected on the last Friday of each month."),
+    ]
+    query = "When is bulky waste collected in Zembrook?"
+    coverage = subject_coverage(query, passages)
+    assert coverage is not None and coverage[2] == coverage[3] == 0.0
+    # passage 2 names nothing in the subject's place (a weekday and a date are no entity)
+    assert read_passages(query, passages).about_other == frozenset({3})
