@@ -24,8 +24,9 @@
   answer with its topicality; a date voted at a coarser precision counts for the most
   voted finer date it contains ("April 1912" backs "10 April 1912": granularity is no
   conflict), and an entity named by part of its name counts for the most voted full name
-  ("Hexworth" backs "Ada Hexworth"). The answer with most votes leads. A span answer A gives
-  the claim "The answer to the question Q is A." — the template the NLI model was trained
+  ("Hexworth" backs "Ada Hexworth"), and a quantity in another unit for the most voted
+  answer stating the same quantity ("133 miles" backs "214 km", `quantities.py`). The
+  answer with most votes leads. A span answer A gives the claim "The answer to the question Q is A." — the template the NLI model was trained
   with, which on a RAMDocs dev sample read better than the question rewritten around A (tag
   accuracy 0.69 against 0.66) —; a sentence answer is itself the claim. With no on-topic
   passage, the question text is the hypothesis (ConRAG's literal rule, `method="query"`)."""
@@ -40,6 +41,7 @@ from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import names
 from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.dates import MONTHS, find_dates
+from conflictdesk.analysis.quantities import merge_same_quantities
 from conflictdesk.analysis.types import Candidate, ClaimFrame, QueryForm
 from conflictdesk.types import Passage
 
@@ -303,6 +305,7 @@ def frame_query(
     votes = {key: sum(topicality[pid] for pid in ids) for key, ids in groups.items()}
     _merge_coarse_dates(groups, votes)
     _merge_nested_names(groups, votes)
+    merge_same_quantities(groups, votes, {k: found[ids[0]][1] for k, ids in groups.items()})
     ordered = sorted(votes, key=lambda k: (-votes[k], min(groups[k])))
     surface = {key: found[groups[key][0]][1:3] for key in ordered}
     candidates = tuple(

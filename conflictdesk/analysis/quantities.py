@@ -1,0 +1,87 @@
+"""Quantities in one unit per dimension, so "3.4 kilometres" and "3,412 metres" are one answer.
+
+`quantity` reads a number span as written by `text.NUMBER` ("3,412 metres", "133 miles",
+"287.6 °F") into its dimension, its value in the dimension's base unit, and the precision the
+writer gave it (half a unit of its last written digit, in the base unit). Two quantities
+agree (`same_quantity`) when they share a dimension and differ by no more than the coarser
+one's precision: "3.4 km" (± 50 m) agrees with "3,412 m", "1,180 °C" does not with
+"1,170 °C". The unit table is a closed list of measurement units (length, mass, volume,
+temperature); a number without a unit has none and compares only by its written value."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# unit (lower case) -> (dimension, factor to the base unit, offset added after scaling)
+# fmt: off
+_UNITS: dict[str, tuple[str, float, float]] = {
+    **dict.fromkeys(("m", "metre", "metres", "meter", "meters"), ("length", 1.0, 0.0)),
+    **dict.fromkeys(("km", "kilometre", "kilometres", "kilometer", "kilometers"),
+                    ("length", 1000.0, 0.0)),
+    **dict.fromkeys(("mile", "miles"), ("length", 1609.344, 0.0)),
+    **dict.fromkeys(("ft", "feet", "foot"), ("length", 0.3048, 0.0)),
+    **dict.fromkeys(("kg",), ("mass", 1000.0, 0.0)),
+    **dict.fromkeys(("g", "gram", "grams"), ("mass", 1.0, 0.0)),
+    **dict.fromkeys(("mg", "milligram", "milligrams"), ("mass", 1e-3, 0.0)),
+    **dict.fromkeys(("µg", "mcg", "microgram", "micrograms"), ("mass", 1e-6, 0.0)),
+    **dict.fromkeys(("tonnes", "tons"), ("mass", 1e6, 0.0)),
+    **dict.fromkeys(("ml", "millilitre", "millilitres"), ("volume", 1e-3, 0.0)),
+    **dict.fromkeys(("litre", "litres"), ("volume", 1.0, 0.0)),
+    "°c": ("temperature", 1.0, 0.0),
+    "°f": ("temperature", 5 / 9, -32 * 5 / 9),
+}
+# fmt: on
+_SPAN = re.compile(r"^\s*(\d[\d,]*(?:\.(\d+))?)\s*(.*?)\s*$")
+
+
+@dataclass(frozen=True)
+class Quantity:
+    dimension: str
+    value: float  # in the dimension's base unit
+    precision: float  # half a unit of the last written digit, in the base unit
+
+
+def quantity(surface: str) -> Quantity | None:
+    """The quantity a number span states; None without a unit of the table."""
+    match = _SPAN.match(surface)
+    if not match:
+        return None
+    unit = _UNITS.get(match.group(3).lower())
+    if unit is None:
+        return None
+    dimension, factor, offset = unit
+    number = float(match.group(1).replace(",", ""))
+    decimals = len(match.group(2) or "")
+    return Quantity(dimension, number * factor + offset, 0.5 * 10.0**-decimals * factor)
+
+
+def same_quantity(a: Quantity, b: Quantity) -> bool:
+    """Same dimension, and no further apart than the coarser precision allows."""
+    tolerance = max(a.precision, b.precision) * (1 + 1e-9)
+    return a.dimension == b.dimension and abs(a.value - b.value) <= tolerance
+
+
+def merge_same_quantities(
+    groups: dict[str, list[int]], votes: dict[str, float], surfaces: dict[str, str]
+) -> None:
+    """Move each answer whose surface states the same quantity as a more voted answer (or an
+    equally voted one later in key order) to the most voted such answer, in place; `groups`
+    maps an answer key to its passages, `votes` to its votes, `surfaces` to its text."""
+    stated = {key: quantity(surfaces[key]) for key in groups}
+    for key in sorted(groups, key=lambda k: (votes[k], k)):
+        mine = stated[key]
+        if mine is None:
+            continue
+        same = [
+            other
+            for other in groups
+            if other != key
+            and (other_q := stated[other]) is not None
+            and same_quantity(mine, other_q)
+            and (votes[other], other) > (votes[key], key)
+        ]
+        if same:
+            target = max(same, key=lambda k: (votes[k], k))
+            groups[target] += groups.pop(key)
+            votes[target] += votes.pop(key)

@@ -1,0 +1,60 @@
+"""Quantities across units: one answer when the written precision allows it."""
+
+from __future__ import annotations
+
+import pytest
+
+from conflictdesk.analysis.claims import frame_query
+from conflictdesk.analysis.quantities import merge_same_quantities, quantity, same_quantity
+from conflictdesk.types import Passage
+
+
+def test_quantity_reads_value_unit_and_written_precision():
+    q = quantity("3.4 kilometres")
+    assert q is not None
+    assert (q.dimension, q.value, q.precision) == ("length", pytest.approx(3400), pytest.approx(50))
+    assert quantity("3,412 metres").value == pytest.approx(3412)
+    assert quantity("287.6 °F").value == pytest.approx(142.0)
+    assert quantity("412") is None  # no unit
+    assert quantity("18 degrees") is None  # not in the unit table
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("3.4 km", "3,412 m", True),
+        ("214 km", "133 miles", True),
+        ("142 °C", "287.6 °F", True),
+        ("12 km", "7.5 miles", True),
+        ("1,180 °C", "1,170 °C", False),
+        ("2,741 m", "3,741 metres", False),
+        ("250 mg", "250 ml", False),  # another dimension
+        ("3.4 km", "3,480 m", False),
+    ],
+)
+def test_same_quantity_within_the_coarser_precision(a, b, same):
+    assert same_quantity(quantity(a), quantity(b)) is same
+
+
+def test_merge_moves_the_less_voted_unit_to_the_more_voted():
+    groups = {"num:214": [0, 1], "num:133": [2], "num:90": [3]}
+    votes = {"num:214": 2.0, "num:133": 1.0, "num:90": 1.0}
+    surfaces = {"num:214": "214 km", "num:133": "133 miles", "num:90": "90 km"}
+    merge_same_quantities(groups, votes, surfaces)
+    assert groups == {"num:214": [0, 1, 2], "num:90": [3]}
+    assert votes["num:214"] == 3.0
+
+
+def test_one_length_in_two_units_is_one_candidate_answer():
+    passages = [
+        Passage(0, "The Zembrook river is 214 km long from source to sea."),
+        Passage(1, "From its source the Zembrook river is 133 miles long."),
+        Passage(2, "The Zembrook river is 180 km long, says an old atlas."),
+    ]
+    query = "How long is the Zembrook river?"
+    ranked = {p.id: [p.text] for p in passages}
+    frame, _ = frame_query(query, passages, ranked, {0: 1.0, 1: 1.0, 2: 1.0})
+    assert [(c.text, c.passage_ids) for c in frame.candidates] == [
+        ("214 km", (0, 1)),
+        ("180 km", (2,)),
+    ]
