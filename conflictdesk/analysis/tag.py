@@ -16,13 +16,13 @@ and takes no part in choosing candidate answers (method "topicality").
 
 Then the subject: the query's name-like words — written with a capital in the query other than
 at its start, or found in two passages or more and never in lower case there (proper names
-whatever their case in the query) — weighted by idf. When the query has some and a passage
-covers less than half of their weight (SUBJECT_RATIO) while another covers more, and its most
-query-relevant sentence names another entity in the subject's place (`names_a_rival`), the
-passage is about another entity than the question's: it is off-topic too (method "subject"),
-so it cannot lead, take a tag or count toward κ. Names are compared in their variants
-(possessive, legal suffix, hyphen, plural; `names.py`), rare name words weighing more than
-common ones.
+whatever their case in the query) — compared in their variants (possessive, legal suffix,
+hyphen, plural) and weighted by rarity (`names.py`: a rare name word 1, a common word, number
+or short code 0.25, a legal suffix 0). When the query has some and a passage covers less than
+half of their weight (SUBJECT_RATIO) while another covers more, and the passage names another
+entity where it names its topic (title, key sentence or a repeated name, `names_a_rival`), it
+is about another entity than the question's: it is off-topic too (method "subject"), so it
+cannot lead, take a tag or count toward κ.
 
 Key sentences (a passage's most query-relevant sentences, see `text.ranked_sentences`) weigh
 the query's words by their idf among the on-topic passages, so the words of the relation
@@ -40,6 +40,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import names
 from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.calls import nli_batch
@@ -124,26 +125,37 @@ def subject_coverage(query: str, passages: Sequence[Passage]) -> dict[int, float
     return coverage if max(coverage.values()) >= SUBJECT_RATIO else None
 
 
-def names_a_rival(
-    query: str, passage: Passage, idf: Mapping[str, float], lower_seen: set[str]
-) -> bool:
-    """True when the passage's most query-relevant sentence names an entity (a capitalised
-    run; dates and weekdays aside) with a rare word form the query lacks (rare: weight 1 in
-    `names.subject_weights`, given `lower_seen`, the forms the passages write in lower case):
-    another entity in the subject's place. A passage that names nothing there ("the ward",
-    "each permit") speaks of the question's subject without repeating its name."""
-    sentence = tx.key_sentence(query, passage.text, idf)
-    for found in find_dates(sentence):
-        sentence = sentence.replace(found.span, " ")
+def names_a_rival(query: str, passage: Passage, idf: Mapping[str, float]) -> bool:
+    """True when the passage names, where it names its topic — in its title, in its most
+    query-relevant sentence, or twice or more in its text — an entity (a capitalised run;
+    dates and weekdays aside) with a name word the query lacks (four letters or more, no
+    number, no legal suffix: weight 1 in `names.subject_weights` without the lower-case
+    test, as names of substances are often written in lower case): another entity in the
+    subject's place. A title word counts as a name when the text writes it with the same
+    capital. A passage that names nothing there ("the ward", "each permit") speaks of the question's subject
+    without repeating its name."""
     asked = names.name_tokens(" ".join(tx.content_words(query)))
-    known = tx.midsentence_capitals(passage.text)
-    for _, surface in tx.entity_spans(sentence, known):
-        if names.is_calendar_word(surface):
-            continue
+    title = passage.title or ""
+    in_text = set(vocab.WORD.findall(passage.text))
+    known = tx.midsentence_capitals(passage.text) | {
+        w.lower() for w in vocab.WORD.findall(title) if w[:1].isupper() and w in in_text
+    }
+    key = tx.key_sentence(query, passage.text, idf)
+    spans = Counter(surface for _, surface in tx.entity_spans(_dateless(passage.text), known))
+    topical = [s for s, n in spans.items() if n >= 2]
+    topical += [s for _, s in tx.entity_spans(_dateless(f"{title}. {key}"), known)]
+    for surface in topical:
         other = names.name_tokens(surface) - asked
-        if any(w == 1.0 for w in names.subject_weights(other, lower_seen).values()):
+        rare = names.subject_weights(other, set()).values()
+        if not names.is_calendar_word(surface) and any(w == 1.0 for w in rare):
             return True
     return False
+
+
+def _dateless(text: str) -> str:
+    for found in find_dates(text):
+        text = text.replace(found.span, " ")
+    return text
 
 
 def tag_from_scores(scores: NLIScores) -> tuple[Tag, float]:
@@ -177,11 +189,10 @@ def read_passages(
         dense = topicality(similarity)
         topical = {pid: (topical[pid] + dense[pid]) / 2 for pid in topical}
     coverage = subject_coverage(query, passages)
-    lower_seen = _lower_case_forms([f"{p.title or ''}. {p.text}" for p in passages])
     about_other = {
         p.id
         for p in passages
-        if coverage and coverage[p.id] < SUBJECT_RATIO and names_a_rival(query, p, idf, lower_seen)
+        if coverage and coverage[p.id] < SUBJECT_RATIO and names_a_rival(query, p, idf)
     }
     on_topic = {
         pid: w for pid, w in topical.items() if w >= TOPICAL_RATIO and pid not in about_other

@@ -147,3 +147,18 @@ def test_a_passage_that_names_no_rival_keeps_the_subject_one_naming_a_rival_does
     assert coverage is not None and coverage[2] == coverage[3] == 0.0
     # passage 2 names nothing in the subject's place (a weekday and a date are no entity)
     assert read_passages(query, passages).about_other == frozenset({3})
+
+
+def test_a_rival_named_in_the_title_counts_even_when_the_text_writes_it_in_lower_case():
+    passages = [
+        Passage(0, "The maximum daily dose of Dravonil for adults is 300 mg.", title="Dravonil"),
+        Passage(1, "Dravonil tablets: the daily dose for adults is 300 mg.", title="Label"),
+        Passage(
+            2,
+            "Kessamine is a vitamin found in barley; an adequate kessamine intake helps bones. "
+            "The recommended daily intake for adults is 9 micrograms.",
+            title="Kessamine and bone health",
+        ),
+    ]
+    query = "What is the recommended daily dose of dravonil for adults?"
+    assert read_passages(query, passages).about_other == frozenset({2})
