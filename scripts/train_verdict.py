@@ -8,7 +8,7 @@ from one `analyze` per question, appended to --ask-rows (resumable; --collect fi
 
 examples:
   nice -n 10 .venv/bin/python scripts/train_verdict.py --collect --no-write
-  .venv/bin/python scripts/train_verdict.py --markdown docs/verdict_report.md
+  .venv/bin/python scripts/train_verdict.py          # fit, report, write models/verdict
 """
 
 from __future__ import annotations
@@ -45,7 +45,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--models", type=Path, default=None, help="models folder to write")
     parser.add_argument("--no-write", dest="write", action="store_false")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--markdown", type=Path, default=None, help="also write the tables here")
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore", message=".*truncated to.*")
     if args.collect:
@@ -62,10 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         defaults = {part["use"]: part["wins"] for part in parts}
         print("wrote", write_models(models, args.models or models_dir(), defaults))
-    text = render(parts)
-    print(json.dumps(parts, indent=1, default=float) if args.json else text)
-    if args.markdown:
-        args.markdown.write_text(f"```\n{text.strip()}\n```\n", encoding="utf-8")
+    print(json.dumps(parts, indent=1, default=float) if args.json else render(parts))
     return 0
 
 
