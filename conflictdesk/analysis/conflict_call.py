@@ -39,8 +39,9 @@ def call_conflict(
 ) -> ConflictVerdict:
     """`verdict` with the verdict model's conflict call: unchanged when both agree, else
     no_conflict or the likeliest conflict type, saying so in the rationale and method."""
-    judged = [(t.entailment, t.contradiction, t.neutral) for t in tags if t.on_topic]
-    decision = model.decide(judged, passages)
+    on_topic = [t for t in tags if t.on_topic]
+    judged = [(t.entailment, t.contradiction, t.neutral) for t in on_topic]
+    decision = model.decide(judged, passages, [t.answer for t in on_topic])
     had_conflict = verdict.type is not ConflictType.NO_CONFLICT
     kind, why = verdict.type, verdict.rationale
     if decision.conflict and not had_conflict:

@@ -48,11 +48,13 @@ def verdict_sets(data: Path) -> dict[str, list[Case]]:
 
 def verdict_row(case: Case, analysis: Analysis) -> dict[str, Any]:
     """What the verdict model reads of one `ask` analysis (the on-topic passages' NLI
-    probabilities toward the leading answer, the passage count), with the gold conflict and
+    probabilities toward the leading answer and their candidate answers, the passage count), with the gold conflict and
     the type classifier's call beside it."""
-    judged = [[t.entailment, t.contradiction, t.neutral] for t in analysis.tags if t.on_topic]
+    on_topic = [t for t in analysis.tags if t.on_topic]
+    judged = [[t.entailment, t.contradiction, t.neutral] for t in on_topic]
     return {"id": case.id, "gold": case.gold_conflict, "documents": len(case.passages),
             "judged": [[round(v, 5) for v in row] for row in judged],
+            "answers": [t.answer for t in on_topic],
             "type": analysis.verdict.type.value, "string_match": string_match_call(case)}  # fmt: skip
 
 

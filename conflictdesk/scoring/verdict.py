@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,10 @@ FEATURES = (
     "n_contradicts", "n_supports", "rule",
 )  # fmt: skip
 
+# Read when the documents' candidate answers are known (`ask`'s tags): how many distinct
+# answers the judged documents hold and how the plurality answer's share compares.
+ANSWER_FEATURES = ("log_answers", "answered_share", "top_answer_share", "log_other_answers")
+
 Triple = tuple[float, float, float]  # P(SUPPORTS), P(CONTRADICTS), P(IRRELEVANT)
 
 
@@ -52,9 +57,43 @@ def _cross(supports: np.ndarray, contradicts: np.ndarray) -> float:
     return float(grid.max())
 
 
-def evidence_features(judged: Sequence[Triple], documents: int) -> np.ndarray:
-    """`FEATURES` of one claim: `judged` holds the probability triples of the documents a model
-    judged (gated or off-topic ones left out), `documents` counts all of them."""
+def answer_groups(answers: Sequence[str | None]) -> list[int]:
+    """Sizes of the groups of equal answers (lower-cased, punctuation and "the" dropped; an
+    answer contained in another joins it), largest first; documents without one left out."""
+    groups: list[tuple[str, int]] = []
+    for answer in answers:
+        key = " ".join(w for w in re.findall(r"\w+", (answer or "").lower()) if w != "the")
+        if not key:
+            continue
+        at = next((i for i, (g, _) in enumerate(groups) if key in g or g in key), None)
+        if at is None:
+            groups.append((key, 1))
+        else:
+            groups[at] = (groups[at][0], groups[at][1] + 1)
+    return sorted((n for _, n in groups), reverse=True)
+
+
+def answer_features(answers: Sequence[str | None]) -> np.ndarray:
+    """`ANSWER_FEATURES` of the judged documents' candidate answers."""
+    sizes = answer_groups(answers)
+    answered = sum(sizes)
+    return np.asarray([
+        np.log1p(len(sizes)), answered / len(answers) if answers else 0.0,
+        sizes[0] / answered if answered else 1.0, np.log1p(answered - (sizes[0] if sizes else 0)),
+    ], dtype=np.float64)  # fmt: skip
+
+
+def evidence_features(
+    judged: Sequence[Triple], documents: int, answers: Sequence[str | None] | None = None
+) -> np.ndarray:
+    """`FEATURES` of one claim (then `ANSWER_FEATURES` when `answers` is given): `judged` holds
+    the probability triples of the documents a model judged (gated or off-topic ones left
+    out), `documents` counts all of them, `answers` gives the judged documents' answers."""
+    base = _base_features(judged, documents)
+    return base if answers is None else np.concatenate([base, answer_features(answers)])
+
+
+def _base_features(judged: Sequence[Triple], documents: int) -> np.ndarray:
     p = np.asarray(judged, dtype=np.float64).reshape(-1, 3)
     supports, contradicts = p[:, 0], p[:, 1]
     labels = p.argmax(axis=1) if len(p) else np.zeros(0, dtype=int)
@@ -94,13 +133,23 @@ class VerdictModel:
     bias: float
     threshold: float
     band: float
+    features: tuple[str, ...] = FEATURES
+
+    @property
+    def reads_answers(self) -> bool:
+        return len(self.features) > len(FEATURES)
 
     def probability(self, features: np.ndarray) -> np.ndarray:
         z = (np.atleast_2d(features) - self.mean) / self.scale
         return 1.0 / (1.0 + np.exp(-(z @ self.weights + self.bias)))
 
-    def decide(self, judged: Sequence[Triple], documents: int) -> QuestionDecision:
-        p = float(self.probability(evidence_features(judged, documents))[0])
+    def decide(
+        self, judged: Sequence[Triple], documents: int, answers: Sequence[str | None] = ()
+    ) -> QuestionDecision:
+        """The call on one claim; `answers` (one per judged document) for a model that reads
+        them."""
+        x = evidence_features(judged, documents, answers if self.reads_answers else None)
+        p = float(self.probability(x)[0])
         return QuestionDecision(
             conflict=p >= self.threshold,
             probability=p,
@@ -109,21 +158,22 @@ class VerdictModel:
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {"features": list(FEATURES), "mean": self.mean.round(6).tolist(),
+        return {"features": list(self.features), "mean": self.mean.round(6).tolist(),
                 "scale": self.scale.round(6).tolist(), "weights": self.weights.round(6).tolist(),
                 "bias": round(self.bias, 6), "threshold": round(self.threshold, 4),
                 "band": round(self.band, 4)}  # fmt: skip
 
     @classmethod
     def from_json(cls, blob: Mapping[str, Any], model_id: str) -> VerdictModel:
-        if tuple(blob.get("features", ())) != FEATURES:
+        features = tuple(blob.get("features", ()))
+        if features not in (FEATURES, FEATURES + ANSWER_FEATURES):
             raise ModelIntegrityError(
                 f"{model_id}: verdict weights were fitted for other features; rebuild: {REBUILD}"
             )
         return cls(model_id, np.asarray(blob["mean"], dtype=np.float64),
                    np.asarray(blob["scale"], dtype=np.float64),
                    np.asarray(blob["weights"], dtype=np.float64), float(blob["bias"]),
-                   float(blob["threshold"]), float(blob["band"]))  # fmt: skip
+                   float(blob["threshold"]), float(blob["band"]), features)  # fmt: skip
 
 
 def load_verdict_models(models_dir: Path) -> dict[str, VerdictModel]:

@@ -16,7 +16,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from conflictdesk.evaluation.cases import detection_metrics
-from conflictdesk.scoring.verdict import FEATURES, VerdictModel, evidence_features
+from conflictdesk.scoring.verdict import (
+    ANSWER_FEATURES,
+    FEATURES,
+    VerdictModel,
+    evidence_features,
+)
 
 L2_GRID = (0.01, 0.1, 1.0)
 THRESHOLDS = tuple(round(t, 3) for t in np.arange(0.05, 0.951, 0.025))
@@ -34,10 +39,14 @@ class Rows:
     rule: np.ndarray
 
     @classmethod
-    def build(cls, name: str, claims: Sequence[tuple[Sequence, int, bool]]) -> Rows:
-        """From (judged probability triples, number of documents, gold conflict) per claim."""
-        x = np.stack([evidence_features(judged, n) for judged, n, _ in claims])
-        gold = np.asarray([g for _, _, g in claims], dtype=bool)
+    def build(cls, name: str, claims: Sequence[tuple], answers: Sequence | None = None) -> Rows:
+        """From (judged probability triples, number of documents, gold conflict) per claim,
+        and with `answers` (per claim, the judged documents' answers) the answer features."""
+        x = np.stack([
+            evidence_features(c[0], c[1], None if answers is None else answers[i])
+            for i, c in enumerate(claims)
+        ])  # fmt: skip
+        gold = np.asarray([c[2] for c in claims], dtype=bool)
         return cls(name, x, gold, x[:, FEATURES.index("rule")] > 0)
 
 
@@ -92,7 +101,7 @@ def choose(sets: Sequence[Rows]) -> list[Choice]:
     choices = []
     for l2 in L2_GRID:
         oof = out_of_fold(sets, l2)
-        for t in THRESHOLDS:
+        for t in map(float, THRESHOLDS):
             score = float(np.mean([f1(s.gold, p >= t) for s, p in zip(sets, oof, strict=True)]))
             choices.append(Choice(l2, t, score))
     return sorted(choices, key=lambda c: (-round(c.score, 6), -c.l2, abs(c.threshold - 0.5)))
@@ -105,7 +114,9 @@ def fit_verdict(sets: Sequence[Rows], model_id: str) -> tuple[VerdictModel, list
     x = np.concatenate([s.x for s in sets])
     y = np.concatenate([s.gold for s in sets])
     mean, scale, w, b = fit_binary_logistic(x, y, best.l2)
-    return VerdictModel(model_id, mean, scale, w, b, best.threshold, BAND), choices
+    names = FEATURES if x.shape[1] == len(FEATURES) else FEATURES + ANSWER_FEATURES
+    model = VerdictModel(model_id, mean, scale, w, b, float(best.threshold), BAND, names)
+    return model, choices
 
 
 def compare(rows: Rows, model: VerdictModel) -> dict[str, dict]:

@@ -55,12 +55,15 @@ def _read(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
-def ask_rows(path: Path) -> dict[str, Rows]:
-    """The collected `ask` rows by set."""
-    by_set: dict[str, list] = {}
+def ask_rows(path: Path, with_answers: bool = True) -> dict[str, Rows]:
+    """The collected `ask` rows by set (with the answer features unless told otherwise)."""
+    by_set: dict[str, tuple[list, list]] = {}
     for row in _read(path):
-        by_set.setdefault(row["set"], []).append((row["judged"], row["documents"], row["gold"]))
-    return {name: Rows.build(name, claims) for name, claims in by_set.items()}
+        claims, answers = by_set.setdefault(row["set"], ([], []))
+        claims.append((row["judged"], row["documents"], row["gold"]))
+        answers.append(row["answers"])
+    return {name: Rows.build(name, claims, answers if with_answers else None)
+            for name, (claims, answers) in by_set.items()}  # fmt: skip
 
 
 def ask_rivals(path: Path) -> dict[str, dict[str, dict]]:

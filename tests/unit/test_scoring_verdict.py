@@ -130,3 +130,28 @@ def test_detect_with_the_verdict_model_keeps_the_papers_sets(backends, monkeypat
     assert by_model.to_json()["decision"]["conflict"] is False
     with pytest.raises(UsageError, match="verdict"):
         detect(CLAIM, DOCS, backends, verdict="vote")
+
+
+def test_answer_groups_and_features():
+    answers = ["Aravali Range", "the Aravali range.", "1909", None, "Range"]
+    assert verdict.answer_groups(answers) == [3, 1]  # "Range" is contained in the first
+    x = evidence_features([(0.9, 0.05, 0.05)] * 5, 5, answers)
+    assert len(x) == len(FEATURES) + len(verdict.ANSWER_FEATURES)
+    extra = dict(zip(verdict.ANSWER_FEATURES, x[len(FEATURES) :]))
+    assert extra["log_answers"] == pytest.approx(math.log(3))
+    assert extra["answered_share"] == pytest.approx(4 / 5)
+    assert extra["top_answer_share"] == pytest.approx(3 / 4)
+    assert extra["log_other_answers"] == pytest.approx(math.log(2))
+
+
+def test_a_model_that_reads_answers_splits_on_them():
+    names = FEATURES + verdict.ANSWER_FEATURES
+    weights = np.zeros(len(names))
+    weights[names.index("log_other_answers")] = 8.0
+    model = VerdictModel("answers", np.zeros(len(names)), np.ones(len(names)), weights, -2.0,
+                         0.5, 0.1, names)  # fmt: skip
+    judged = [(0.9, 0.05, 0.05), (0.9, 0.05, 0.05)]
+    assert model.decide(judged, 2, ["38", "40"]).conflict is True
+    assert model.decide(judged, 2, ["38", "38"]).conflict is False
+    again = VerdictModel.from_json(model.to_json(), "again")
+    assert again.features == names and again.reads_answers

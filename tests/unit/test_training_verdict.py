@@ -31,7 +31,7 @@ def write_rows(path, rows_per_set: int = 40) -> None:
         for i in range(rows_per_set):
             gold = i % 3 == 0
             lines.append({"set": name, "id": f"q{i}", "gold": gold, "documents": 3,
-                          "judged": BOTH if gold else ONE, "type": "outdated",
+                          "judged": BOTH if gold else ONE, "answers": ["a", "b"], "type": "outdated",
                           "string_match": False})  # fmt: skip
     path.write_text("\n".join(json.dumps(r) for r in lines) + "\n", "utf-8")
 
