@@ -9,9 +9,13 @@ import dataclasses
 from collections.abc import Sequence
 
 from conflictdesk.analysis.types import ConflictVerdict, PassageTag
+from conflictdesk.backends.base import NLI
 from conflictdesk.errors import UsageError
+from conflictdesk.scoring.cache import Ledger
+from conflictdesk.scoring.label import label_with_nli, shares_content
 from conflictdesk.scoring.verdict import VerdictModel, default_verdict_models
-from conflictdesk.types import ConflictType
+from conflictdesk.training.claims import claim_text
+from conflictdesk.types import ConflictType, Passage
 
 CALLS = ("type", "model")  # "type": the type classifier's own call (default)
 CONFLICT_TYPES = tuple(t for t in ConflictType if t is not ConflictType.NO_CONFLICT)
@@ -34,14 +38,35 @@ def likeliest_conflict_type(verdict: ConflictVerdict) -> ConflictType:
     return max(ranked, key=lambda t: probabilities[t.value])
 
 
+def claim_evidence(
+    query: str, leading: str | None, passages: Sequence[Passage], nli: NLI, cache=None
+) -> list[tuple[float, float, float]] | None:
+    """P(SUPPORTS, CONTRADICTS, IRRELEVANT) of each passage that shares a content word with
+    the claim "The answer to the question Q is A." for the leading answer A (the claim form
+    `detect` labels), by the NLI labeller; None without a leading answer."""
+    if not leading or not leading.strip():
+        return None
+    claim = claim_text(query, leading)
+    texts = [p.text for p in passages]
+    cells = [(0, j) for j, text in enumerate(texts) if shares_content(claim, text)]
+    judged = label_with_nli([claim], texts, cells, nli, Ledger(cache))
+    return [judged[cell].probabilities for cell in cells]  # type: ignore[misc]
+
+
 def call_conflict(
-    verdict: ConflictVerdict, tags: Sequence[PassageTag], passages: int, model: VerdictModel
+    verdict: ConflictVerdict,
+    tags: Sequence[PassageTag],
+    passages: int,
+    model: VerdictModel,
+    evidence: Sequence[tuple[float, float, float]] | None = None,
 ) -> ConflictVerdict:
     """`verdict` with the verdict model's conflict call: unchanged when both agree, else
-    no_conflict or the likeliest conflict type, saying so in the rationale and method."""
+    no_conflict or the likeliest conflict type, saying so in the rationale and method. The
+    model reads `evidence` (`claim_evidence`) when given, else the on-topic tags."""
     on_topic = [t for t in tags if t.on_topic]
-    judged = [(t.entailment, t.contradiction, t.neutral) for t in on_topic]
-    decision = model.decide(judged, passages, [t.answer for t in on_topic])
+    if evidence is None:
+        evidence = [(t.entailment, t.contradiction, t.neutral) for t in on_topic]
+    decision = model.decide(evidence, passages, [t.answer for t in on_topic])
     had_conflict = verdict.type is not ConflictType.NO_CONFLICT
     kind, why = verdict.type, verdict.rationale
     if decision.conflict and not had_conflict:

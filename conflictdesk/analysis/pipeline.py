@@ -20,7 +20,11 @@ import numpy as np
 from conflictdesk.analysis.answer_rank import AnswerRanker, load_answer_ranker
 from conflictdesk.analysis.classify import classify_conflict
 from conflictdesk.analysis.cluster import cluster_passages
-from conflictdesk.analysis.conflict_call import call_conflict, verdict_model_for
+from conflictdesk.analysis.conflict_call import (
+    call_conflict,
+    claim_evidence,
+    verdict_model_for,
+)
 from conflictdesk.analysis.kappa import DELTA, conflict_score
 from conflictdesk.analysis.packet import (
     B_IRRELEVANT,
@@ -284,7 +288,8 @@ def analyze(
     )
     call_model = verdict_model_for(opts.verdict)
     if call_model is not None:
-        verdict = call_conflict(verdict, tagging.tags, len(scored), call_model)
+        evidence = claim_evidence(query, tagging.frame.leading, scored, backends.nli, cache)
+        verdict = call_conflict(verdict, tagging.tags, len(scored), call_model, evidence)
     resolution = run.stage(
         "resolve",
         lambda: resolve(

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from conflictdesk.analysis.conflict_call import claim_evidence
 from conflictdesk.analysis.pipeline import AnalysisOptions, analyze
 from conflictdesk.analysis.text import idf_weights, key_sentence
 from conflictdesk.analysis.types import Analysis
@@ -46,7 +47,7 @@ def verdict_sets(data: Path) -> dict[str, list[Case]]:
     }
 
 
-def verdict_row(case: Case, analysis: Analysis) -> dict[str, Any]:
+def verdict_row(case: Case, analysis: Analysis, nli: Any) -> dict[str, Any]:
     """What the verdict model reads of one `ask` analysis (the on-topic passages' NLI
     probabilities toward the leading answer and their candidate answers, the passage count), with the gold conflict and
     the type classifier's call beside it."""
@@ -55,7 +56,14 @@ def verdict_row(case: Case, analysis: Analysis) -> dict[str, Any]:
     return {"id": case.id, "gold": case.gold_conflict, "documents": len(case.passages),
             "judged": [[round(v, 5) for v in row] for row in judged],
             "answers": [t.answer for t in on_topic],
+            "leading": analysis.tagging.frame.leading,
+            "claim_judged": _rounded(claim_evidence(
+                case.query, analysis.tagging.frame.leading, analysis.passages, nli)),
             "type": analysis.verdict.type.value, "string_match": string_match_call(case)}  # fmt: skip
+
+
+def _rounded(rows: Any) -> Any:
+    return None if rows is None else [[round(v, 5) for v in row] for row in rows]
 
 
 def string_match_call(case: Case) -> bool:
@@ -72,7 +80,8 @@ def collect_verdict_rows(
     """`verdict_row` of every case not in `done`, one `analyze` each (no generation)."""
     for case in cases:
         if case.id not in done:
-            yield verdict_row(case, analyze(case.query, case.passages, backends, options=options))
+            analysis = analyze(case.query, case.passages, backends, options=options)
+            yield verdict_row(case, analysis, backends.nli)
 
 
 def run_system(

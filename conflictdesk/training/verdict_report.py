@@ -55,12 +55,15 @@ def _read(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
-def ask_rows(path: Path, with_answers: bool = True) -> dict[str, Rows]:
-    """The collected `ask` rows by set (with the answer features unless told otherwise)."""
+def ask_rows(path: Path, with_answers: bool = False, source: str = "claim") -> dict[str, Rows]:
+    """The collected `ask` rows by set: the claim labelling's probabilities (`source`
+    "claim", `conflict_call.claim_evidence`; the on-topic tags' where there is no leading
+    answer) or the on-topic tags' ("tags"), with the answer features when asked."""
     by_set: dict[str, tuple[list, list]] = {}
     for row in _read(path):
         claims, answers = by_set.setdefault(row["set"], ([], []))
-        claims.append((row["judged"], row["documents"], row["gold"]))
+        claim = row.get("claim_judged") if source == "claim" else None
+        claims.append((row["judged"] if claim is None else claim, row["documents"], row["gold"]))
         answers.append(row["answers"])
     return {name: Rows.build(name, claims, answers if with_answers else None)
             for name, (claims, answers) in by_set.items()}  # fmt: skip

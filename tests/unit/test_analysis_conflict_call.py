@@ -8,13 +8,16 @@ import pytest
 
 from conflictdesk.analysis.conflict_call import (
     call_conflict,
+    claim_evidence,
     likeliest_conflict_type,
     verdict_model_for,
 )
+from conflictdesk.analysis.pipeline import AnalysisOptions, analyze
 from conflictdesk.analysis.types import ConflictVerdict, PassageTag
 from conflictdesk.errors import UsageError
 from conflictdesk.scoring.verdict import FEATURES, VerdictModel
-from conflictdesk.types import ConflictType, Tag
+from conflictdesk.types import ConflictType, NLIScores, Passage, Tag
+from tests.fakes import FakeNLI, fake_backends
 
 PROBABILITIES = {"no_conflict": 0.5, "complementary": 0.1, "conflicting_opinions": 0.05,
                  "outdated": 0.3, "misinformation": 0.05}  # fmt: skip
@@ -77,3 +80,36 @@ def test_rules_without_probabilities_fall_back_to_misinformation():
     assert verdict_model_for("type") is None
     with pytest.raises(UsageError, match="verdict"):
         verdict_model_for("majority")
+
+
+QUERY = "When did season 5 of Prison Break come out?"
+PASSAGES = [
+    Passage(0, "Season 5 of Prison Break premiered on April 4, 2017 on Fox."),
+    Passage(1, "Season 5 of Prison Break was released on May 30, 2017."),
+    Passage(2, "Tulips grow in spring."),
+]
+
+
+def test_claim_evidence_labels_the_detect_claim_for_the_leading_answer():
+    claim = (
+        "The answer to the question When did season 5 of Prison Break come out? is April 4, 2017."
+    )
+    nli = FakeNLI(override={(PASSAGES[1].text, claim): NLIScores(0.05, 0.05, 0.9)})
+    evidence = claim_evidence(QUERY, "April 4, 2017", PASSAGES, nli)
+    assert evidence is not None and len(evidence) == 2  # the tulips share no content word
+    assert (PASSAGES[0].text, claim) in nli.history[0]
+    assert evidence[0][0] > 0.5 and evidence[1][1] > 0.5  # supports, then contradicts
+    assert claim_evidence(QUERY, None, PASSAGES, nli) is None
+
+
+def test_analyze_with_the_verdict_model_says_so(monkeypatch):
+    monkeypatch.setattr(
+        "conflictdesk.analysis.conflict_call.default_verdict_models",
+        lambda: {"ask": model(bias=-6.0)},  # never a conflict
+    )
+    analysis = analyze(QUERY, PASSAGES, fake_backends(), options=AnalysisOptions(verdict="model"))
+    assert analysis.verdict.type is ConflictType.NO_CONFLICT
+    assert "conflict call: verdict model test-verdict" in analysis.verdict.method
+    assert analysis.verdict.signals["conflict_call"]["conflict"] is False
+    plain = analyze(QUERY, PASSAGES, fake_backends())
+    assert "conflict_call" not in plain.verdict.signals
