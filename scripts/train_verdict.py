@@ -22,6 +22,7 @@ from pathlib import Path
 from conflictdesk.training.verdict_report import (
     ask_rivals,
     ask_rows,
+    choose_ask_variant,
     collect_ask_rows,
     detect_rivals,
     detect_rows,
@@ -49,12 +50,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.filterwarnings("ignore", message=".*truncated to.*")
     if args.collect:
         collect(args)
+    (source, answers), variants = choose_ask_variant(args.ask_rows)
+    print(f"ask evidence by out-of-fold score on the training sets: {variants}")
     parts, models = [], {}
     for use, rows, rivals in (
         ("detect", detect_rows(args.fusion_work, args.threads), detect_rivals()),
-        ("ask", ask_rows(args.ask_rows), ask_rivals(args.ask_rows)),
+        ("ask", ask_rows(args.ask_rows, answers, source), ask_rivals(args.ask_rows)),
     ):
-        models[use], choices = fit_use(rows, use)
+        models[use], choices = fit_use(rows, use, source if use == "ask" else "claim")
         parts.append(report(use, rows, models[use], choices, rivals))
     if args.write:
         from conflictdesk.backends.manifest import models_dir

@@ -64,7 +64,9 @@ def call_conflict(
     no_conflict or the likeliest conflict type, saying so in the rationale and method. The
     model reads `evidence` (`claim_evidence`) when given, else the on-topic tags."""
     on_topic = [t for t in tags if t.on_topic]
+    read = "the leading answer's claim labelling"
     if evidence is None:
+        read = "the on-topic passage tags"
         evidence = [(t.entailment, t.contradiction, t.neutral) for t in on_topic]
     decision = model.decide(evidence, passages, [t.answer for t in on_topic])
     had_conflict = verdict.type is not ConflictType.NO_CONFLICT
@@ -84,7 +86,7 @@ def call_conflict(
         verdict,
         type=kind,
         rationale=why,
-        method=f"{verdict.method}; conflict call: {decision.method}",
+        method=f"{verdict.method}; conflict call: {decision.method} over {read}",
         signals={**verdict.signals, "conflict_call": decision.to_json()},
         confidence=probabilities.get(
             kind.value, verdict.confidence if kind is verdict.type else None

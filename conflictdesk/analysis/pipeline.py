@@ -288,7 +288,9 @@ def analyze(
     )
     call_model = verdict_model_for(opts.verdict)
     if call_model is not None:
-        evidence = claim_evidence(query, tagging.frame.leading, scored, backends.nli, cache)
+        evidence = None
+        if call_model.evidence == "claim":
+            evidence = claim_evidence(query, tagging.frame.leading, scored, backends.nli, cache)
         verdict = call_conflict(verdict, tagging.tags, len(scored), call_model, evidence)
     resolution = run.stage(
         "resolve",

@@ -134,6 +134,9 @@ class VerdictModel:
     threshold: float
     band: float
     features: tuple[str, ...] = FEATURES
+    # What `ask` feeds it: "claim" (the detect claim's labelling, `analysis.conflict_call`)
+    # or "tags" (the on-topic passage tags); `detect` always feeds its own judgments.
+    evidence: str = "claim"
 
     @property
     def reads_answers(self) -> bool:
@@ -161,7 +164,7 @@ class VerdictModel:
         return {"features": list(self.features), "mean": self.mean.round(6).tolist(),
                 "scale": self.scale.round(6).tolist(), "weights": self.weights.round(6).tolist(),
                 "bias": round(self.bias, 6), "threshold": round(self.threshold, 4),
-                "band": round(self.band, 4)}  # fmt: skip
+                "band": round(self.band, 4), "evidence": self.evidence}  # fmt: skip
 
     @classmethod
     def from_json(cls, blob: Mapping[str, Any], model_id: str) -> VerdictModel:
@@ -173,7 +176,8 @@ class VerdictModel:
         return cls(model_id, np.asarray(blob["mean"], dtype=np.float64),
                    np.asarray(blob["scale"], dtype=np.float64),
                    np.asarray(blob["weights"], dtype=np.float64), float(blob["bias"]),
-                   float(blob["threshold"]), float(blob["band"]), features)  # fmt: skip
+                   float(blob["threshold"]), float(blob["band"]), features,
+                   str(blob.get("evidence", "claim")))  # fmt: skip
 
 
 def load_verdict_models(models_dir: Path) -> dict[str, VerdictModel]:

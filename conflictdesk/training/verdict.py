@@ -107,7 +107,9 @@ def choose(sets: Sequence[Rows]) -> list[Choice]:
     return sorted(choices, key=lambda c: (-round(c.score, 6), -c.l2, abs(c.threshold - 0.5)))
 
 
-def fit_verdict(sets: Sequence[Rows], model_id: str) -> tuple[VerdictModel, list[Choice]]:
+def fit_verdict(
+    sets: Sequence[Rows], model_id: str, evidence: str = "claim"
+) -> tuple[VerdictModel, list[Choice]]:
     """The chosen (L2, threshold), refitted on every training claim."""
     choices = choose(sets)
     best = choices[0]
@@ -115,7 +117,7 @@ def fit_verdict(sets: Sequence[Rows], model_id: str) -> tuple[VerdictModel, list
     y = np.concatenate([s.gold for s in sets])
     mean, scale, w, b = fit_binary_logistic(x, y, best.l2)
     names = FEATURES if x.shape[1] == len(FEATURES) else FEATURES + ANSWER_FEATURES
-    model = VerdictModel(model_id, mean, scale, w, b, float(best.threshold), BAND, names)
+    model = VerdictModel(model_id, mean, scale, w, b, float(best.threshold), BAND, names, evidence)
     return model, choices
 
 

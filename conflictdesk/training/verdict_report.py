@@ -14,7 +14,7 @@ from typing import Any
 
 from conflictdesk.evaluation.cases import detection_metrics
 from conflictdesk.scoring.verdict import MODEL_NAME, REBUILD, VerdictModel
-from conflictdesk.training.verdict import Choice, Rows, compare, fit_verdict
+from conflictdesk.training.verdict import Choice, Rows, choose, compare, fit_verdict
 
 TRAINING_SETS = ("RAMDocs train half", "QACC train")
 HELD_OUT = ("RAMDocs eval half", "QACC dev")
@@ -99,8 +99,25 @@ def detect_rivals() -> dict[str, dict[str, dict]]:
     return out
 
 
-def fit_use(rows: dict[str, Rows], use: str) -> tuple[VerdictModel, list[Choice]]:
-    return fit_verdict([rows[n] for n in TRAINING_SETS], f"{MODEL_NAME}/{use}")
+def fit_use(
+    rows: dict[str, Rows], use: str, evidence: str = "claim"
+) -> tuple[VerdictModel, list[Choice]]:
+    return fit_verdict([rows[n] for n in TRAINING_SETS], f"{MODEL_NAME}/{use}", evidence)
+
+
+ASK_VARIANTS = (("claim", False), ("claim", True), ("tags", False), ("tags", True))
+
+
+def choose_ask_variant(path: Path) -> tuple[tuple[str, bool], dict[str, float]]:
+    """Which evidence `ask`'s model reads (the claim labelling or the tags, with or without
+    the answer features): the variant with the best out-of-fold score on the training sets."""
+    scores = {}
+    for source, answers in ASK_VARIANTS:
+        rows = ask_rows(path, answers, source)
+        scores[(source, answers)] = choose([rows[n] for n in TRAINING_SETS])[0].score
+    best = max(ASK_VARIANTS, key=lambda v: scores[v])
+    named = {f"{s}{' + answers' if a else ''}": round(v, 4) for (s, a), v in scores.items()}
+    return best, named
 
 
 def report(use: str, rows: dict[str, Rows], model: VerdictModel, choices: list[Choice],
