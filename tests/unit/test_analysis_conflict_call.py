@@ -47,8 +47,9 @@ def test_the_model_can_withdraw_a_conflict():
     out = call_conflict(verdict(ConflictType.MISINFORMATION), BOTH_SIDES, 3, model(bias=-6.0))
     assert out.type is ConflictType.NO_CONFLICT
     assert "finds no conflict" in out.rationale and "had said misinformation" in out.rationale
-    assert (
-        out.method == "model:types; conflict call: verdict model test-verdict: P(conflict) >= 0.500"
+    assert out.method == (
+        "model:types; conflict call: verdict model test-verdict: P(conflict) >= 0.500 "
+        "over the on-topic passage tags"
     )
     assert out.signals["conflict_call"]["conflict"] is False
     assert out.confidence == pytest.approx(0.5)  # the type model's P(no_conflict)
