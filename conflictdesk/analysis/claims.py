@@ -202,7 +202,7 @@ def nearest_span(
 ) -> tuple[int, str, str, str]:
     """The span closest (in characters) to the query's relation words found in the sentence
     (its content words outside the query's capitalised names, e.g. "chief executive" in
-    "Who is the chief executive of Orvane?"), else to any query content word. A sentence
+    "Who is the chief executive of Acme Corp?"), else to any query content word. A sentence
     word matches a query word when one is a prefix (4+ letters) of the other."""
     distances = span_distances(sentence, spans, query)
     if distances is None:

@@ -261,7 +261,7 @@ def answer_retrieval(
     try:
         analysis = analyze(
             request.query, retrieval.passages, backends, cache=cache,
-            on_event=emit, options=AnalysisOptions(cancel=cancel),
+            on_event=emit, options=AnalysisOptions(cancel=cancel, ranker=request.ranker),
             passage_vectors=retrieval.vectors, query_vector=retrieval.query_vector,
         )  # fmt: skip
     except AnalysisCancelled as exc:

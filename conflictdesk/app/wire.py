@@ -38,6 +38,7 @@ class AskRequest:
     strategy: str | None = None
     gold_type: ConflictType | None = None
     check_parametric: bool = True
+    ranker: str = "rules"  # who picks the leading answer: "rules" or "model" (opt-in)
     id: Any = None
     use_cache: bool = True  # read and write stored judgments (benchmarks turn it off)
     echo_id: bool = True  # the record echoes `id` (a batch's, null too); else it gets the run id
@@ -50,8 +51,9 @@ class AskRequest:
             else {"collection": self.collection, "k": self.k}
         )
         gold = self.gold_type.value if self.gold_type else None
+        ranker = {"ranker": self.ranker} if self.ranker != "rules" else {}
         return {"id": self.id, "query": self.query, **source, "strategy": self.strategy,
-                "gold_type": gold}  # fmt: skip
+                "gold_type": gold, **ranker}  # fmt: skip
 
     @classmethod
     def from_json(cls, value: Json) -> AskRequest:
@@ -66,7 +68,8 @@ class AskRequest:
         gold = value.get("gold_type")
         return cls(query=value["query"], collection=value.get("collection"), documents=inline,
                    k=int(value.get("k") or 20), strategy=value.get("strategy"),
-                   gold_type=ConflictType(gold) if gold else None, id=value.get("id"))  # fmt: skip
+                   gold_type=ConflictType(gold) if gold else None, id=value.get("id"),
+                   ranker=value.get("ranker") or "rules")  # fmt: skip
 
 
 def _document_json(p: Passage) -> Json:

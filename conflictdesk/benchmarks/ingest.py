@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-SUBJECTS = ["The harbour council", "A regional clinic", "Researchers at Halden",
+SUBJECTS = ["The harbour council", "A regional clinic", "Researchers at Tarnwick",
             "The ferry company", "Local farmers", "The museum board", "A consumer group"]  # fmt: skip
 VERBS = ["announced", "reported", "questioned", "measured", "rejected", "described", "funded"]
 OBJECTS = ["a plan to widen the old bridge", "the results of the winter survey",

@@ -59,6 +59,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="the gold conflict type, for --strategy oracle",
     )
     parser.add_argument(
+        "--ranker",
+        choices=("rules", "model"),
+        default="rules",
+        help="who picks the leading answer: the support-vote rules (default) or the trained "
+        "answer ranker (models/reader; opt-in: higher lead-answer recall on the development "
+        "sets, see docs/dev_report.md)",
+    )
+    parser.add_argument(
         "--no-parametric",
         action="store_true",
         help="skip the closed-book vs open-book comparison (LLM only)",
@@ -110,6 +118,7 @@ def request_for(
         strategy=args.strategy,
         gold_type=gold,
         check_parametric=not getattr(args, "no_parametric", False),
+        ranker=getattr(args, "ranker", "rules"),
         id=request_id,
         echo_id=echo_id,
     )

@@ -75,3 +75,24 @@ def test_demo_runs_on_the_examples(backends, tmp_path, capsys, monkeypatch):
     for record in records:
         assert record["conflict_type"] in {t.value for t in ConflictType}
         assert record["answer"] and record["expected_type"]
+
+
+@pytest.mark.parametrize("ranker", ["rules", "model"])
+def test_ask_ranker_flag_reaches_the_analysis(backends, tmp_path, capsys, monkeypatch, ranker):
+    import io
+
+    from conflictdesk.cli import common, main
+
+    monkeypatch.setattr(common, "make_backends", lambda settings, roles: backends)
+    line = {"id": "q", "query": "What is the population of Broken Bow?",
+            "documents": [p.text for p in DOCS]}  # fmt: skip
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(line) + "\n"))
+    argv = ["ask", "-", "--db", str(tmp_path / "r.db"), "--ranker", ranker]
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    method = json.loads(out)["method"]["answer_ranker"]
+    if ranker == "model":
+        assert not method.startswith("rule votes"), method
+    else:
+        assert method.startswith("rule votes"), method
