@@ -66,6 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ranker", choices=("model", "rules"), default="rules",
                         help="who picks a wh-question's leading answer: the rule's votes "
                         "(default, as `ask`) or the trained answer ranker")  # fmt: skip
+    parser.add_argument("--verdict", choices=("type", "model"), default="type",
+                        help="who makes the question-level conflict call: the type classifier "
+                        "(default, as `ask`) or the verdict model (models/verdict)")  # fmt: skip
     parser.add_argument("--nli-metrics", action="store_true",
                         help="also compute the NLI-judged citation and grounding metrics")  # fmt: skip
     parser.add_argument("--data", type=Path, default=None,
@@ -85,9 +88,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in args.datasets:
         cases = load_dataset(name, data, args.ramdocs_half == "eval")[: args.limit]
         results[name] = evaluate(cases, backends, args.strategy, args.nli_metrics, progress,
-                                 AnalysisOptions(ranker=args.ranker))  # fmt: skip
+                                 AnalysisOptions(ranker=args.ranker, verdict=args.verdict))  # fmt: skip
     ranker = default_answer_ranker().model_id if args.ranker == "model" else "rule votes"
-    results["method"] = {**backends.methods(), "answer_ranker": ranker}
+    results["method"] = {**backends.methods(), "answer_ranker": ranker,
+                         "conflict_call": args.verdict}  # fmt: skip
     print(json.dumps(results, indent=2) if args.json else render(results))
     return 0
 

@@ -65,11 +65,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-gate", dest="gate", action="store_false",
                         help="no relevance gate: the model labels every pair")  # fmt: skip
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="cpu")
+    parser.add_argument("--verdict", choices=("rule", "model"), default="rule",
+                        help="question-level conflict decision: the paper's rule (D+ and D- "
+                        "both non-empty) or the verdict model (models/verdict)")  # fmt: skip
     parser.add_argument("--calibrate", action="store_true",
                         help="measure the two-stage threshold on training data instead")  # fmt: skip
     args = parser.parse_args(argv)
     options = DetectionEval(args.dataset, args.limit, args.labeller, args.llm, args.threads,
-                            args.gate, args.device)  # fmt: skip
+                            args.gate, args.device, args.verdict)  # fmt: skip
     result = calibrate(options) if args.calibrate else run_eval(options)
     if args.json:
         print(json.dumps(result, indent=1))

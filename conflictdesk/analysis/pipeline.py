@@ -20,6 +20,11 @@ import numpy as np
 from conflictdesk.analysis.answer_rank import AnswerRanker, load_answer_ranker
 from conflictdesk.analysis.classify import classify_conflict
 from conflictdesk.analysis.cluster import cluster_passages
+from conflictdesk.analysis.conflict_call import (
+    call_conflict,
+    claim_evidence,
+    verdict_model_for,
+)
 from conflictdesk.analysis.kappa import DELTA, conflict_score
 from conflictdesk.analysis.packet import (
     B_IRRELEVANT,
@@ -68,6 +73,9 @@ class AnalysisOptions:
     # raised lead answer recall but lowered gold citation precision slightly, so it is not
     # the default; figures in conflictdesk/analysis/answer_rank.py).
     ranker: str = "rules"
+    # Who makes the question-level conflict call: "type" (the type classifier, default) or
+    # "model" (the verdict model, opt-in: conflictdesk/analysis/conflict_call.py).
+    verdict: str = "type"
     type_model: TypeModel | None = None  # None: the shipped one (models/manifest.json)
     authority: AuthorityTable = field(default_factory=AuthorityTable)
     cancel: CancelFlag | None = None
@@ -278,6 +286,12 @@ def analyze(
             embedder_id=str(getattr(backends.embedder, "model_id", "")),
         ),
     )
+    call_model = verdict_model_for(opts.verdict)
+    if call_model is not None:
+        evidence = None
+        if call_model.evidence == "claim":
+            evidence = claim_evidence(query, tagging.frame.leading, scored, backends.nli, cache)
+        verdict = call_conflict(verdict, tagging.tags, len(scored), call_model, evidence)
     resolution = run.stage(
         "resolve",
         lambda: resolve(

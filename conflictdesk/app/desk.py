@@ -258,10 +258,10 @@ def answer_retrieval(
     """Analyse retrieved passages and answer: (analysis, answer, batch record). The stored
     vectors and the query vector go to the analysis, so nothing stored is embedded again."""
     emit = emit or (lambda stage, value: None)
+    options = AnalysisOptions(cancel=cancel, ranker=request.ranker, verdict=request.verdict)
     try:
         analysis = analyze(
-            request.query, retrieval.passages, backends, cache=cache,
-            on_event=emit, options=AnalysisOptions(cancel=cancel, ranker=request.ranker),
+            request.query, retrieval.passages, backends, cache=cache, on_event=emit, options=options,
             passage_vectors=retrieval.vectors, query_vector=retrieval.query_vector,
         )  # fmt: skip
     except AnalysisCancelled as exc:

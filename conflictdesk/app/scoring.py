@@ -43,12 +43,15 @@ class ScoringOptions:
     salient_k: int = SALIENT_K
     use_cache: bool = True
     prune: bool = False  # embedder-based pair pruning before the cross-encoder
+    verdict: str = "rule"  # detect's decision: the paper's rule or the verdict model (opt-in)
 
     def __post_init__(self) -> None:
         if not 0.0 < self.threshold <= 1.0:
             raise UsageError("--threshold must be in (0, 1]")
         if self.salient_k < 1:
             raise UsageError("--salient-k must be at least 1")
+        if self.verdict not in ("rule", "model"):
+            raise UsageError(f"--verdict must be rule or model, not {self.verdict!r}")
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,7 @@ def detect_result(claim: str, documents: Sequence[Document], options: ScoringOpt
     return detect(
         claim, list(documents), backends, cache=cache, labeller=options.labeller,
         threshold=options.threshold, gate=options.gate, prune=options.prune,
+        verdict=options.verdict,
     )  # fmt: skip
 
 

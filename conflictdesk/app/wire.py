@@ -39,6 +39,7 @@ class AskRequest:
     gold_type: ConflictType | None = None
     check_parametric: bool = True
     ranker: str = "rules"  # who picks the leading answer: "rules" or "model" (opt-in)
+    verdict: str = "type"  # the conflict call: the type classifier's or the verdict model's
     id: Any = None
     use_cache: bool = True  # read and write stored judgments (benchmarks turn it off)
     echo_id: bool = True  # the record echoes `id` (a batch's, null too); else it gets the run id
@@ -51,9 +52,10 @@ class AskRequest:
             else {"collection": self.collection, "k": self.k}
         )
         gold = self.gold_type.value if self.gold_type else None
-        ranker = {"ranker": self.ranker} if self.ranker != "rules" else {}
+        opt_in = {k: v for k, v in (("ranker", self.ranker), ("verdict", self.verdict))
+                  if v != getattr(AskRequest, k)}  # fmt: skip
         return {"id": self.id, "query": self.query, **source, "strategy": self.strategy,
-                "gold_type": gold, **ranker}  # fmt: skip
+                "gold_type": gold, **opt_in}  # fmt: skip
 
     @classmethod
     def from_json(cls, value: Json) -> AskRequest:
@@ -69,7 +71,8 @@ class AskRequest:
         return cls(query=value["query"], collection=value.get("collection"), documents=inline,
                    k=int(value.get("k") or 20), strategy=value.get("strategy"),
                    gold_type=ConflictType(gold) if gold else None, id=value.get("id"),
-                   ranker=value.get("ranker") or "rules")  # fmt: skip
+                   ranker=value.get("ranker") or "rules",
+                   verdict=value.get("verdict") or "type")  # fmt: skip
 
 
 def _document_json(p: Passage) -> Json:

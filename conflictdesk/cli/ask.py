@@ -67,6 +67,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "sets, see docs/dev_report.md)",
     )
     parser.add_argument(
+        "--verdict",
+        choices=("type", "model"),
+        default="type",
+        help="who calls conflict / no conflict: the type classifier (default) or the verdict "
+        "model (opt-in; neither beats always-conflict on both development sets: "
+        "docs/verdict_report.md)",
+    )
+    parser.add_argument(
         "--no-parametric",
         action="store_true",
         help="skip the closed-book vs open-book comparison (LLM only)",
@@ -119,6 +127,7 @@ def request_for(
         gold_type=gold,
         check_parametric=not getattr(args, "no_parametric", False),
         ranker=getattr(args, "ranker", "rules"),
+        verdict=getattr(args, "verdict", "type"),
         id=request_id,
         echo_id=echo_id,
     )

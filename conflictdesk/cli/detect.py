@@ -50,6 +50,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_batch_arguments(parser)
+    parser.add_argument(
+        "--verdict",
+        choices=("rule", "model"),
+        default="rule",
+        help="the question-level decision: the paper's rule (default; a document supports and "
+        "another contradicts) or the verdict model over the judgments' probabilities (opt-in; "
+        'docs/verdict_report.md), reported in a "decision" object',
+    )
     common.add_ray_arguments(parser)
     parser.set_defaults(func=run)
 

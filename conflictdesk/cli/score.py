@@ -149,6 +149,7 @@ def options_from_args(args: argparse.Namespace) -> ScoringOptions:
         variant=getattr(args, "variant", defaults.variant),
         salient_k=getattr(args, "salient_k", defaults.salient_k),
         use_cache=not args.no_cache, prune=args.prune,
+        verdict=getattr(args, "verdict", defaults.verdict),
     )  # fmt: skip
 
 

@@ -5,12 +5,14 @@ defines each metric)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from conflictdesk.analysis.pipeline import AnalysisOptions
+from conflictdesk.analysis.conflict_call import claim_evidence
+from conflictdesk.analysis.pipeline import AnalysisOptions, analyze
 from conflictdesk.analysis.text import idf_weights, key_sentence
+from conflictdesk.analysis.types import Analysis
 from conflictdesk.evaluation.ask_scoring import (
     Case,
     Prediction,
@@ -21,6 +23,7 @@ from conflictdesk.evaluation.ask_scoring import (
 )
 from conflictdesk.generation.answer import ask
 from conflictdesk.generation.types import AnswerSentence
+from conflictdesk.training.claims import contains
 from conflictdesk.types import ConflictType
 
 
@@ -30,6 +33,55 @@ def load_dataset(name: str, data: Path, eval_half_only: bool = False) -> list[Ca
         return load_qacc(data / "qacc" / "dev.jsonl")
     cases = load_ramdocs(data / "ramdocs" / "dev.jsonl")
     return [c for c in cases if c.half == "eval"] if eval_half_only else cases
+
+
+def verdict_sets(data: Path) -> dict[str, list[Case]]:
+    """The question sets of the verdict model: its training sets (QACC train, the RAMDocs
+    TRAIN half) and the held-out ones `scripts/eval_ask.py` reports."""
+    ramdocs = load_ramdocs(data / "ramdocs" / "dev.jsonl")
+    return {
+        "QACC train": load_qacc(data / "qacc" / "train.jsonl"),
+        "RAMDocs train half": [c for c in ramdocs if c.half == "train"],
+        "QACC dev": load_qacc(data / "qacc" / "dev.jsonl"),
+        "RAMDocs eval half": [c for c in ramdocs if c.half == "eval"],
+    }
+
+
+def verdict_row(case: Case, analysis: Analysis, nli: Any) -> dict[str, Any]:
+    """What the verdict model reads of one `ask` analysis (the on-topic passages' NLI
+    probabilities toward the leading answer and their candidate answers, the passage count), with the gold conflict and
+    the type classifier's call beside it."""
+    on_topic = [t for t in analysis.tags if t.on_topic]
+    judged = [[t.entailment, t.contradiction, t.neutral] for t in on_topic]
+    return {"id": case.id, "gold": case.gold_conflict, "documents": len(case.passages),
+            "judged": [[round(v, 5) for v in row] for row in judged],
+            "answers": [t.answer for t in on_topic],
+            "leading": analysis.tagging.frame.leading,
+            "claim_judged": _rounded(claim_evidence(
+                case.query, analysis.tagging.frame.leading, analysis.passages, nli)),
+            "type": analysis.verdict.type.value, "string_match": string_match_call(case)}  # fmt: skip
+
+
+def _rounded(rows: Any) -> Any:
+    return None if rows is None else [[round(v, 5) for v in row] for row in rows]
+
+
+def string_match_call(case: Case) -> bool:
+    """The answer-string baseline's conflict call: some passages contain the first gold
+    answer and some do not (claim-only string match, as `detect`'s baseline)."""
+    answer = case.gold_answers[0] if case.gold_answers else ""
+    hits = [contains(p.text, answer) for p in case.passages] if answer.strip() else []
+    return any(hits) and not all(hits)
+
+
+def collect_verdict_rows(
+    cases: list[Case], backends: Any, done: set[str], options: AnalysisOptions | None = None
+) -> Iterator[dict[str, Any]]:
+    """`verdict_row` of every case not in `done`, one `analyze` each (no generation)."""
+    for case in cases:
+        if case.id not in done:
+            analysis = analyze(case.query, case.passages, backends, options=options)
+            yield verdict_row(case, analysis, backends.nli)
 
 
 def run_system(

@@ -39,6 +39,7 @@ class DetectionEval:
     threads: int = 2
     gate: bool = True
     device: str = "cpu"
+    verdict: str = "rule"  # the question-level decision: the paper's rule or the verdict model
 
 
 def model_predictor(args: DetectionEval, with_nli: bool = False) -> Any:
@@ -52,10 +53,14 @@ def model_predictor(args: DetectionEval, with_nli: bool = False) -> Any:
     backends = load_backends(config, roles=roles)
 
     def predict(case: Case) -> list[Any]:
-        result = detect(
-            case.claim, list(case.documents), backends, labeller=args.labeller, gate=args.gate
-        )
-        return list(result.claim.judgments)
+        return list(detection(case).claim.judgments)
+
+    def detection(case: Case) -> Any:
+        return detect(case.claim, list(case.documents), backends, labeller=args.labeller,
+                      gate=args.gate, verdict=args.verdict)  # fmt: skip
+
+    if args.verdict != "rule":
+        return detection, backends.nli.model_id
 
     if with_nli:
         return predict, backends.nli.model_id, backends.nli
@@ -94,19 +99,18 @@ def slices(args: DetectionEval) -> list[tuple[str, list[Case]]]:
 def run_eval(args: DetectionEval) -> dict[str, Any]:
     predict, model_id = model_predictor(args)
     report: dict[str, Any] = {
-        "model": model_id, "labeller": args.labeller, "gate": args.gate, "slices": {},
+        "model": model_id, "labeller": args.labeller, "gate": args.gate,
+        "verdict": args.verdict, "slices": {},
     }  # fmt: skip
-    cache: dict[tuple[str, str], list[str]] = {}
+    cache: dict[tuple[str, str], tuple[list[str], bool | None]] = {}
     for name, cases in slices(args):
         start = time.perf_counter()
-        model_rows = []
         for case in cases:
             key = (case.dataset, case.question)
             if key not in cache:
-                cache[key] = [j.relation.value for j in predict(case)]
-            model_rows.append(cache[key])
+                cache[key] = _relations_and_call(predict(case))
         report["slices"][name] = {
-            "model": evaluate(cases, model_rows),
+            "model": _evaluate_calls(cases, [cache[(c.dataset, c.question)] for c in cases]),
             "baseline": evaluate(cases, [claim_match(c) for c in cases]),
             "oracle_baseline": evaluate(cases, [string_match(c) for c in cases]),
             "always_conflict": detection_metrics([c.conflict for c in cases], [True] * len(cases)),
@@ -116,8 +120,25 @@ def run_eval(args: DetectionEval) -> dict[str, Any]:
     return report
 
 
+def _relations_and_call(prediction: Any) -> tuple[list[str], bool | None]:
+    """Relation names of a prediction (judgments, or a Detection), and its conflict call when
+    it is a Detection (None: the paper's rule over the relations decides)."""
+    if isinstance(prediction, list):
+        return [j.relation.value for j in prediction], None
+    return [r.value for r in prediction.claim.relations], prediction.conflict
+
+
+def _evaluate_calls(cases: Sequence[Case], rows: Sequence[tuple[list[str], bool | None]]) -> dict:
+    result = evaluate(cases, [relations for relations, _ in rows])
+    if any(call is not None for _, call in rows):
+        calls = [bool(call) for _, call in rows]
+        result["detection"] = detection_metrics([c.conflict for c in cases], calls)
+    return result
+
+
 def print_report(report: dict[str, Any]) -> None:
-    print(f"model: {report['model']}  labeller: {report['labeller']}  gate: {report['gate']}")
+    print(f"model: {report['model']}  labeller: {report['labeller']}  gate: {report['gate']}"
+          f"  conflict decision: {report.get('verdict', 'rule')}")  # fmt: skip
     columns = {"precision": "P", "recall": "R", "f1": "F1", "accuracy": "Acc",
                "acc_conf": "Acc_conf", "acc_noconf": "Acc_noConf", "f1_supports": "F1_S",
                "f1_contradicts": "F1_C", "f1_irrelevant": "F1_I", "macro_f1": "macroF1",

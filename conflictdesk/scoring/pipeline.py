@@ -17,6 +17,12 @@ from conflictdesk.scoring.variants import (
     salient_claims,
     whole_response,
 )
+from conflictdesk.scoring.verdict import (
+    DECISIONS,
+    DEFAULT_DECISION,
+    default_verdict_models,
+    question_decision,
+)
 from conflictdesk.types import Document
 
 VARIANTS = ("full", "whole-response", "salient", "all-documents")
@@ -115,8 +121,13 @@ def detect(
     threshold: float = TWO_STAGE_THRESHOLD,
     gate: bool = True,
     prune: bool = False,
+    verdict: str = DEFAULT_DECISION,
 ) -> Detection:
-    """ConflictBench's conflict detection: is `claim` both supported and contradicted?"""
+    """ConflictBench's conflict detection: is `claim` both supported and contradicted? With
+    `verdict="model"` the verdict model decides (`conflictdesk.scoring.verdict`), not the
+    paper's rule; D⁺ and D⁻ stay the labeller's."""
+    if verdict not in DECISIONS:
+        raise UsageError(f"verdict must be one of {', '.join(DECISIONS)}, not {verdict!r}")
     if not isinstance(claim, str) or not claim.strip():
         raise InputError("empty claim")
     docs = as_documents(documents)
@@ -132,4 +143,8 @@ def detect(
         prune=prune,
     )
     scored = score_claim(claim.strip(), labelling.judgments[0])
-    return Detection(claim=scored, method=f"labels={labelling.method}", cache=ledger.use())
+    method = f"labels={labelling.method}"
+    if verdict == "rule":
+        return Detection(claim=scored, method=method, cache=ledger.use())
+    decision = question_decision(scored.judgments, default_verdict_models()["detect"])
+    return Detection(scored, f"{method}; conflict: {decision.method}", ledger.use(), decision)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from conflictdesk.scoring.verdict import QuestionDecision
 from conflictdesk.types import Relation
 
 RELATIONS: tuple[Relation, ...] = (Relation.SUPPORTS, Relation.CONTRADICTS, Relation.IRRELEVANT)
@@ -137,15 +138,18 @@ class ScoreResult:
 
 @dataclass(frozen=True)
 class Detection:
-    """ConflictBench's conflict detection for one claim: a relation per document."""
+    """ConflictBench's conflict detection for one claim: a relation per document, and the
+    question-level decision of the verdict model when one was asked for (else the paper's
+    rule, D⁺ and D⁻ both non-empty, decides)."""
 
     claim: ClaimScore
     method: str
     cache: CacheUse
+    decision: QuestionDecision | None = None
 
     @property
     def conflict(self) -> bool:
-        return self.claim.conflict
+        return self.claim.conflict if self.decision is None else self.decision.conflict
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -154,6 +158,7 @@ class Detection:
             "uncertain": [j.uncertain for j in self.claim.judgments],
             "conflict": self.conflict,
             "verdict": self.claim.verdict,
+            "decision": None if self.decision is None else self.decision.to_json(),
             "method": self.method,
             "cached": self.cache.to_json(),
         }

@@ -96,3 +96,42 @@ def test_ask_ranker_flag_reaches_the_analysis(backends, tmp_path, capsys, monkey
         assert not method.startswith("rule votes"), method
     else:
         assert method.startswith("rule votes"), method
+
+
+@pytest.mark.parametrize("verdict", ["type", "model"])
+def test_ask_verdict_flag_reaches_the_conflict_call(backends, tmp_path, capsys, monkeypatch,
+                                                    verdict):  # fmt: skip
+    import io
+
+    from conflictdesk.cli import common, main
+
+    monkeypatch.setattr(common, "make_backends", lambda settings, roles: backends)
+    line = {"id": "q", "query": "What is the population of Broken Bow?",
+            "documents": [p.text for p in DOCS]}  # fmt: skip
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(line) + "\n"))
+    code = main(["ask", "-", "--db", str(tmp_path / "v.db"), "--verdict", verdict])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    method = json.loads(out)["method"]["conflict_type"]
+    assert ("conflict call:" in method) == (verdict == "model"), method
+
+
+@pytest.mark.parametrize("verdict", ["rule", "model"])
+def test_detect_verdict_flag_gives_the_decision(backends, tmp_path, capsys, monkeypatch, verdict):
+    import io
+
+    from conflictdesk.cli import common, main
+
+    monkeypatch.setattr(common, "make_backends", lambda settings, roles: backends)
+    line = {"id": 1, "claim": "Broken Bow had 3,559 people in 2010.",
+            "documents": [p.text for p in DOCS]}  # fmt: skip
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(line) + "\n"))
+    code = main(["detect", "-", "--db", str(tmp_path / "d.db"), "--verdict", verdict])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    record = json.loads(out)
+    if verdict == "model":
+        decision = record["decision"]
+        assert decision["conflict"] == record["conflict"] and 0.0 <= decision["probability"] <= 1
+    else:
+        assert record["decision"] is None

@@ -98,8 +98,9 @@ def test_wire_types_round_trip_through_json():
     again = AskRequest.from_json(request.to_json())
     assert again.to_json() == request.to_json() and again.gold_type is ConflictType.OUTDATED
     assert "ranker" not in request.to_json()  # the default keeps the stored shape
-    ranked = AskRequest("Who?", collection="c", ranker="model")
-    assert AskRequest.from_json(ranked.to_json()).ranker == "model"
+    ranked = AskRequest("Who?", collection="c", ranker="model", verdict="model")
+    again = AskRequest.from_json(ranked.to_json())
+    assert (again.ranker, again.verdict) == ("model", "model")
     run = RunRecord(7, "ask", "2026-11-23T10:00:00+00:00", {"query": "How  tall\nis it?"}, {})
     assert RunRecord.from_json(run.to_json()) == run
     assert (
@@ -149,3 +150,9 @@ def test_ask_without_saving_the_run_leaves_the_history_empty(desk):
     saved = desk.ask(request)
     assert [run.id for run in desk.history()] == [saved.run_id] and saved.run_id > 0
     assert saved.answer.text == unsaved.answer.text
+
+
+def test_scoring_options_reject_an_unknown_verdict():
+    assert ScoringOptions(verdict="model").verdict == "model"
+    with pytest.raises(UsageError, match="--verdict"):
+        ScoringOptions(verdict="vote")

@@ -1,0 +1,95 @@
+"""`ask`'s question-level conflict call by the verdict model (`conflictdesk.scoring.verdict`),
+opt-in (`AnalysisOptions(verdict="model")`): the type classifier still names the type, the
+verdict model says whether there is a conflict at all. Its decision, probability and
+`uncertain` flag go into the verdict's signals and method."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from conflictdesk.analysis.types import ConflictVerdict, PassageTag
+from conflictdesk.backends.base import NLI
+from conflictdesk.errors import UsageError
+from conflictdesk.scoring.cache import Ledger
+from conflictdesk.scoring.label import label_with_nli, shares_content
+from conflictdesk.scoring.verdict import VerdictModel, default_verdict_models
+from conflictdesk.training.claims import claim_text
+from conflictdesk.types import ConflictType, Passage
+
+CALLS = ("type", "model")  # "type": the type classifier's own call (default)
+CONFLICT_TYPES = tuple(t for t in ConflictType if t is not ConflictType.NO_CONFLICT)
+
+
+def verdict_model_for(call: str) -> VerdictModel | None:
+    """The verdict model an `AnalysisOptions.verdict` value asks for; None for "type"."""
+    if call not in CALLS:
+        raise UsageError(f"verdict must be one of {', '.join(CALLS)}, not {call!r}")
+    return default_verdict_models()["ask"] if call == "model" else None
+
+
+def likeliest_conflict_type(verdict: ConflictVerdict) -> ConflictType:
+    """The type classifier's most probable conflict type (its `probabilities` signal), or
+    misinformation, the rule classifier's type for a factual conflict, when it gave none."""
+    probabilities = verdict.signals.get("probabilities") or {}
+    ranked = [t for t in CONFLICT_TYPES if t.value in probabilities]
+    if not ranked:
+        return ConflictType.MISINFORMATION
+    return max(ranked, key=lambda t: probabilities[t.value])
+
+
+def claim_evidence(
+    query: str, leading: str | None, passages: Sequence[Passage], nli: NLI, cache=None
+) -> list[tuple[float, float, float]] | None:
+    """P(SUPPORTS, CONTRADICTS, IRRELEVANT) of each passage that shares a content word with
+    the claim "The answer to the question Q is A." for the leading answer A (the claim form
+    `detect` labels), by the NLI labeller; None without a leading answer."""
+    if not leading or not leading.strip():
+        return None
+    claim = claim_text(query, leading)
+    texts = [p.text for p in passages]
+    cells = [(0, j) for j, text in enumerate(texts) if shares_content(claim, text)]
+    judged = label_with_nli([claim], texts, cells, nli, Ledger(cache))
+    return [judged[cell].probabilities for cell in cells]  # type: ignore[misc]
+
+
+def call_conflict(
+    verdict: ConflictVerdict,
+    tags: Sequence[PassageTag],
+    passages: int,
+    model: VerdictModel,
+    evidence: Sequence[tuple[float, float, float]] | None = None,
+) -> ConflictVerdict:
+    """`verdict` with the verdict model's conflict call: unchanged when both agree, else
+    no_conflict or the likeliest conflict type, saying so in the rationale and method. The
+    model reads `evidence` (`claim_evidence`) when given, else the on-topic tags."""
+    on_topic = [t for t in tags if t.on_topic]
+    read = "the leading answer's claim labelling"
+    if evidence is None:
+        read = "the on-topic passage tags"
+        evidence = [(t.entailment, t.contradiction, t.neutral) for t in on_topic]
+    decision = model.decide(evidence, passages, [t.answer for t in on_topic])
+    had_conflict = verdict.type is not ConflictType.NO_CONFLICT
+    kind, why = verdict.type, verdict.rationale
+    if decision.conflict and not had_conflict:
+        kind = likeliest_conflict_type(verdict)
+        why = (f"the verdict model finds a conflict (P {decision.probability:.2f}); the type "
+               f"classifier had found none ({verdict.rationale})")  # fmt: skip
+    elif had_conflict and not decision.conflict:
+        kind = ConflictType.NO_CONFLICT
+        why = (f"the verdict model finds no conflict (P {decision.probability:.2f}); the type "
+               f"classifier had said {verdict.type.value} ({verdict.rationale})")  # fmt: skip
+    if decision.uncertain:
+        why = f"uncertain conflict call (a reviewer should look): {why}"
+    probabilities = verdict.signals.get("probabilities") or {}
+    return dataclasses.replace(
+        verdict,
+        type=kind,
+        rationale=why,
+        method=f"{verdict.method}; conflict call: {decision.method} over {read}",
+        signals={**verdict.signals, "conflict_call": decision.to_json()},
+        confidence=probabilities.get(
+            kind.value, verdict.confidence if kind is verdict.type else None
+        ),
+        uncertain=verdict.uncertain or decision.uncertain,
+    )
