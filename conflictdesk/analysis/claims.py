@@ -26,10 +26,11 @@
   conflict), and an entity named by part of its name counts for the most voted full name
   ("Hexworth" backs "Ada Hexworth"), and a quantity in another unit for the most voted
   answer stating the same quantity ("133 miles" backs "214 km", `quantities.py`). The
-  answer with most votes leads. A span answer A gives the claim "The answer to the question Q is A." — the template the NLI model was trained
-  with, which on a RAMDocs dev sample read better than the question rewritten around A (tag
-  accuracy 0.69 against 0.66) —; a sentence answer is itself the claim. With no on-topic
-  passage, the question text is the hypothesis (ConRAG's literal rule, `method="query"`)."""
+  answer with most votes leads. A span answer A gives the claim "The answer to the question
+  Q is A." — the template the NLI model was trained with, which on a RAMDocs dev sample read
+  better than the question rewritten around A (tag accuracy 0.69 against 0.66) —; a sentence
+  answer is itself the claim. With no on-topic passage, the question text is the hypothesis
+  (ConRAG's literal rule, `method="query"`)."""
 
 from __future__ import annotations
 

@@ -88,14 +88,18 @@ def topicality(similarity: Mapping[int, float]) -> dict[int, float]:
     return {pid: min(max(s, 0.0) / top, 1.0) for pid, s in similarity.items()}
 
 
-def subject_words(query: str, passages: Sequence[Passage]) -> set[str]:
+def subject_words(
+    query: str, passages: Sequence[Passage], lower_seen: set[str] | None = None
+) -> set[str]:
     """The query's name-like content words (module docstring) as comparable word forms
-    (`names.word_form`: lower case, possessive and plural "-s" dropped)."""
+    (`names.word_form`: lower case, possessive and plural "-s" dropped). `lower_seen`: the
+    passages' lower-case word forms, when the caller has them already."""
     texts = [f"{p.title or ''}. {p.text}" for p in passages]
     capital_in_query = {names.word_form(w) for w in re.findall(r"(?<=\S )([A-Z][\w'’\-]*)", query)}
     capital_in_query |= {part for w in capital_in_query for part in w.split("-") if part}
     passages_with = Counter(w for text in texts for w in names.name_tokens(text))
-    lower_seen = _lower_case_forms(texts)
+    if lower_seen is None:
+        lower_seen = _lower_case_forms(texts)
     return {
         w
         for w in names.name_tokens(" ".join(tx.content_words(query)))
@@ -111,8 +115,8 @@ def subject_coverage(query: str, passages: Sequence[Passage]) -> dict[int, float
     """Share of the subject words' weight (`names.subject_weights`) each passage (title and
     text) holds, name variants matched by `names.name_tokens`; None when the query names no
     subject or no passage covers it."""
-    subject = subject_words(query, passages)
     lower_seen = _lower_case_forms([f"{p.title or ''}. {p.text}" for p in passages])
+    subject = subject_words(query, passages, lower_seen)
     weights = names.subject_weights(subject, lower_seen)
     total = sum(weights.values())
     if total <= 0:
@@ -132,8 +136,8 @@ def names_a_rival(query: str, passage: Passage, idf: Mapping[str, float]) -> boo
     number, no legal suffix: weight 1 in `names.subject_weights` without the lower-case
     test, as names of substances are often written in lower case): another entity in the
     subject's place. A title word counts as a name when the text writes it with the same
-    capital. A passage that names nothing there ("the ward", "each permit") speaks of the question's subject
-    without repeating its name."""
+    capital. A passage that names nothing there ("the ward", "each permit") speaks of the
+    question's subject without repeating its name."""
     asked = names.name_tokens(" ".join(tx.content_words(query)))
     title = passage.title or ""
     in_text = set(vocab.WORD.findall(passage.text))

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from conflictdesk.errors import ModelIntegrityError
+from conflictdesk.text import normalise_answer
 
 MODEL_NAME = "conflictdesk-verdict-lr"
 REBUILD = "nice -n 10 .venv/bin/python scripts/train_verdict.py --collect"
@@ -58,11 +58,11 @@ def _cross(supports: np.ndarray, contradicts: np.ndarray) -> float:
 
 
 def answer_groups(answers: Sequence[str | None]) -> list[int]:
-    """Sizes of the groups of equal answers (lower-cased, punctuation and "the" dropped; an
-    answer contained in another joins it), largest first; documents without one left out."""
+    """Sizes of the groups of equal answers (`conflictdesk.text.normalise_answer`; an answer
+    contained in another joins it), largest first; documents without one left out."""
     groups: list[tuple[str, int]] = []
     for answer in answers:
-        key = " ".join(w for w in re.findall(r"\w+", (answer or "").lower()) if w != "the")
+        key = normalise_answer(answer or "")
         if not key:
             continue
         at = next((i for i, (g, _) in enumerate(groups) if key in g or g in key), None)
