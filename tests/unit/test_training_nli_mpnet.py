@@ -138,7 +138,8 @@ def test_export_writes_calibrated_int8_model_band_and_manifest_entry(tmp_path, m
     monkeypatch.setattr(nli_mpnet_export, "build_rows", lambda args: tiny_rows())
     sure = np.array([[0.99, 0.005, 0.005]] * 2 + [[0.4, 0.3, 0.3]] * 2, dtype=np.float32)
     monkeypatch.setattr(nli_mpnet_export, "fast_probs", lambda pairs, threads: sure)
-    monkeypatch.setattr(nli_mpnet_export, "MIN_AGREEMENT", 0.0)  # random weights: no guard
+    monkeypatch.setattr(nli_mpnet_export, "MIN_AGREEMENT", 0.0)  # random weights: no guards
+    monkeypatch.setattr(nli_mpnet_export, "MAX_ACCURACY_DROP", 1.0)
     models = tmp_path / "models"
     models.mkdir()
     monkeypatch.setenv("CONFLICTDESK_MODELS", str(models))
@@ -155,3 +156,8 @@ def test_export_writes_calibrated_int8_model_band_and_manifest_entry(tmp_path, m
     assert entry.name == "conflictdesk-nli-mpnet-int8" and entry.extra["cascade_band"] > 0
     assert set(entry.files) == {f"nli_mpnet/{name}" for name in
                                 ("model_int8.onnx", "tokenizer.json", "nli_mpnet_config.json")}  # fmt: skip
+    onnx = pytest.importorskip("onnx")
+    nodes = onnx.load(str(models / "nli_mpnet" / "model_int8.onnx")).graph.node
+    weight_only = [n for n in nodes if n.op_type == "MatMulNBits"]
+    assert weight_only and all("/output/dense/" in n.name for n in weight_only)
+    assert any(n.op_type == "MatMulInteger" for n in nodes)  # the rest: dynamic int8
