@@ -116,7 +116,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--weights", default="best.pt", help="checkpoint(s) to export")
     parser.add_argument("--out", type=Path, default=OUT, help="exported model folder")
     parser.add_argument("--no-register", action="store_true", help="leave the manifest alone")
-    parser.add_argument("--compare", type=Path, nargs="+", default=[], help="model folders")
+    parser.add_argument("--compare", nargs="+", default=[],
+                        help="model folders, or cascade:FAST,ACCURATE[,BAND]")  # fmt: skip
     parser.add_argument("--limit", type=int, default=0, help="compare: rows per set (0 = all)")
     data_arguments(parser)
     training_arguments(parser)

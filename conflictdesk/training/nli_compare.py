@@ -38,14 +38,31 @@ def comparison_sets(limit: int, seed: int) -> dict[str, list[nli_data.NLIExample
     return sets
 
 
-def compare(model_dirs: Sequence[Path], limit: int, seed: int, threads: int) -> Iterator[dict]:
-    """One row per set, as each set finishes: {"set", "n", <model folder>: accuracy, ...}."""
-    from conflictdesk.backends.ct2_nli import CT2CrossEncoder
+CASCADE = "cascade:"
 
-    models = {
-        str(folder): CT2CrossEncoder(folder, model_id=str(folder), device="cpu", threads=threads)
-        for folder in model_dirs
-    }
+
+def load_model(spec: str, threads: int):
+    """An NLI back-end from `spec`: a MiniLM folder (CTranslate2), an MPNet folder (ONNX, it
+    holds onnx_nli.CONFIG_FILE), or `cascade:FAST,ACCURATE[,BAND]` (the labelling cascade;
+    BAND defaults to the one stored with ACCURATE)."""
+    from conflictdesk.backends.cascade_nli import CascadeNLI
+    from conflictdesk.backends.ct2_nli import CT2CrossEncoder
+    from conflictdesk.backends.onnx_nli import CONFIG_FILE, OnnxCrossEncoder
+
+    if spec.startswith(CASCADE):
+        fast, accurate, *band = spec[len(CASCADE) :].split(",")
+        accurate_model = load_model(accurate, threads)
+        cut = float(band[0]) if band else accurate_model.cascade_band
+        return CascadeNLI(load_model(fast, threads), accurate_model, cut)
+    folder = Path(spec)
+    kind = OnnxCrossEncoder if (folder / CONFIG_FILE).exists() else CT2CrossEncoder
+    return kind(folder, model_id=spec, device="cpu", threads=threads)
+
+
+def compare(specs: Sequence[str], limit: int, seed: int, threads: int) -> Iterator[dict]:
+    """One row per set, as each set finishes: {"set", "n", <model spec>: accuracy, ...};
+    specs as `load_model` reads them."""
+    models = {str(spec): load_model(str(spec), threads) for spec in specs}
     for split, data in comparison_sets(limit, seed).items():
         pairs = [(r.premise, r.hypothesis) for r in data]
         gold = [r.label for r in data]

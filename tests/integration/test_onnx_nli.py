@@ -114,3 +114,17 @@ def test_cascade_benchmark_reports_the_share_each_band_escalates(encoder):
     rows = cascade_rates(FakeNLI(), encoder, PAIRS, [0.5, 0.95])  # FakeNLI's top-p: 0.85-0.9
     assert [row["escalated"] for row in rows] == [0.0, 1.0]
     assert all(row["pairs_per_s"] > 0 for row in rows)
+
+
+def test_compare_loads_minilm_mpnet_and_cascade_specs():
+    from conflictdesk.backends.ct2_nli import CT2CrossEncoder
+    from conflictdesk.training.nli_compare import load_model
+
+    minilm = Path(__file__).resolve().parents[2] / "models" / "nli"
+    assert isinstance(load_model(str(minilm), 1), CT2CrossEncoder)
+    assert isinstance(load_model(str(FIXTURE), 1), OnnxCrossEncoder)
+    stored = load_model(f"cascade:{minilm},{FIXTURE}", 1)
+    assert isinstance(stored, CascadeNLI) and stored.band == 0.9  # the fixture's stored band
+    everything = load_model(f"cascade:{minilm},{FIXTURE},1.01", 1)
+    everything.classify(PAIRS)
+    assert everything.routed == {"fast": 0, "accurate": len(PAIRS)}
