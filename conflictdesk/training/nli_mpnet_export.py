@@ -150,7 +150,8 @@ def fast_probs(premises_hypotheses: list[tuple[str, str]], threads: int) -> np.n
     from conflictdesk.backends.registry import load_backends
     from conflictdesk.config import load_settings
 
-    nli = load_backends(load_settings(threads=threads), roles=("nli",)).nli
+    # nli_band 0: the MiniLM alone, never a cascade over an MPNet tier being replaced here.
+    nli = load_backends(load_settings(threads=threads, nli_band=0.0), roles=("nli",)).nli
     scores = nli.classify(premises_hypotheses)
     return np.array([[s.entailment, s.neutral, s.contradiction] for s in scores], np.float32)
 
