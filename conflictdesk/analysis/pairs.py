@@ -97,6 +97,13 @@ def best_conflict_type(types: Sequence[float]) -> PairType:
     return PAIR_TYPES[1 + int(np.argmax(np.asarray(types[1:])))]
 
 
+def feature_nli(backends: Backends):
+    """The NLI back-end stage 1's features come from: under the labelling cascade its first
+    tier (the MiniLM the pair model was trained on), else the NLI back-end itself. Stage 2 and
+    the labels use the cascade."""
+    return getattr(backends.nli, "fast", backends.nli)
+
+
 def _template(backends: Backends) -> str:
     """The pair model's text template; its features must come from the embedder (and NLI
     model) it was trained on, so a different one is refused rather than giving silent garbage. The
@@ -109,9 +116,10 @@ def _template(backends: Backends) -> str:
         )
     layout = config.get("layout")
     nli_trained_on = config.get("nli") if layout == NLI_LAYOUT or layout in STANCE_LAYOUTS else None
-    if nli_trained_on and nli_trained_on != backends.nli.model_id.partition("@")[0]:
+    features_from = feature_nli(backends).model_id
+    if nli_trained_on and nli_trained_on != features_from.partition("@")[0]:
         raise ModelIntegrityError(
-            f"pair model expects NLI features from {nli_trained_on}, not {backends.nli.model_id}"
+            f"pair model expects NLI features from {nli_trained_on}, not {features_from}"
         )
     return str(config.get("text_template", TEXT_TEMPLATE))
 
@@ -137,7 +145,9 @@ def stage_one(
         right = vectors[[j for _, j in index_pairs]]
     if layout == NLI_LAYOUT:
         batch = [x for i, j in index_pairs for x in nli_inputs(passages[i].text, passages[j].text)]
-        scores = nli_matrix(nli_batch(backends.nli, batch, stage="pairs.features", cache=cache))
+        scores = nli_matrix(
+            nli_batch(feature_nli(backends), batch, stage="pairs.features", cache=cache)
+        )
         ij, ji = scores[0::2], scores[1::2]
     if layout in STANCE_LAYOUTS:
         requests = [
@@ -155,7 +165,7 @@ def _unique_nli(
     """[N, 3] NLI probabilities of `batch`, each distinct input scored once (a yes/no
     question's statement is read by the same passage in every pair it is in)."""
     unique = list(dict.fromkeys(batch))
-    scores = nli_matrix(nli_batch(backends.nli, unique, stage="pairs.stance", cache=cache))
+    scores = nli_matrix(nli_batch(feature_nli(backends), unique, stage="pairs.stance", cache=cache))
     row = {x: k for k, x in enumerate(unique)}
     return scores[[row[x] for x in batch]]
 

@@ -245,3 +245,22 @@ def test_nli_feature_inputs_are_clipped_to_one_window():
     (forward, backward) = nli_inputs(long_text, "short one")
     assert len(forward[0].split()) == NLI_WORDS and forward[1] == "short one"
     assert backward == (forward[1], forward[0])
+
+
+def test_under_the_cascade_stage_one_features_come_from_its_first_tier():
+    from conflictdesk.backends.cascade_nli import CascadeNLI
+    from conflictdesk.errors import ModelIntegrityError
+
+    fast, accurate = FakeNLI(), FakeNLI()
+    accurate.model_id = "fake-accurate"
+    cascade = CascadeNLI(fast, accurate, 1.01)  # every stage-2 pair goes to the second tier
+    pair = ScriptedPair(SCRIPT)
+    pair.config = {"embedder": "fake-embedder", "layout": NLI_LAYOUT, "nli": "fake-nli"}
+    pair.layout = NLI_LAYOUT
+    detect_pairs("How tall is Alpha?", PASSAGES, TAGGING, Backends(FakeEmbedder(), cascade, pair))
+    # stage 1 read the first tier alone; stage 2 (the cascade) read both tiers once
+    assert len(fast.history) == 2 and len(accurate.history) == 1
+    assert ("Alpha is 5 metres tall.", "Alpha is 9 metres tall.") in fast.history[0]
+    pair.config["nli"] = "fake-accurate"  # a pair model trained on the other tier is refused
+    with pytest.raises(ModelIntegrityError, match="fake-accurate"):
+        detect_pairs("q", PASSAGES, TAGGING, Backends(FakeEmbedder(), cascade, pair))
