@@ -72,8 +72,9 @@ def _answer(analysis) -> str:
 # blood pressure?" becomes the claim "The Brannock can diet lower your blood pressure"
 # (claims.declarative puts a modal after the article and capitalised run, inside the noun
 # phrase); the new model reads that claim against the passages differently (κ 0.56 against
-# 0.85) and the type tips to misinformation. Fails the same on main without this branch.
-UNSTABLE = {"brannock-diet": "a modal question's declarative splits the subject noun phrase"}
+# 0.85) and the type tips to misinformation. Since the cascade (MiniLM, then MPNet) labels
+# (2026-11-24) the wordings agree again; the declarative still splits the noun phrase.
+UNSTABLE: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(
