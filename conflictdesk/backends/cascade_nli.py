@@ -37,6 +37,11 @@ class CascadeNLI:
         self.routed = {"fast": 0, "accurate": 0}
         self._lock = threading.Lock()
 
+    @property
+    def windows_run(self) -> int:
+        """Windows both tiers have encoded so far (for tests and benchmarks)."""
+        return sum(getattr(tier, "windows_run", 0) for tier in (self.fast, self.accurate))
+
     def classify(self, pairs: Sequence[tuple[str, str]]) -> list[NLIScores]:
         scores = list(self.fast.classify(pairs))
         unsure = [i for i, s in enumerate(scores) if top_probability(s) < self.band]

@@ -97,7 +97,7 @@ def test_cli_detect_on_real_models(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert code == 0
     assert out["relations"] == ["SUPPORTS", "CONTRADICTS", "IRRELEVANT"]
-    assert out["method"].startswith("labels=nli(conflictdesk-nli")
+    assert out["method"].startswith("labels=nli(") and "conflictdesk-nli-minilm" in out["method"]
 
 
 @pytest.fixture(scope="module")
