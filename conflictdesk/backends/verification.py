@@ -12,6 +12,7 @@ import hmac
 import json
 import os
 import secrets
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +60,9 @@ class VerificationCache:
         if not self.path:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
+        # A temporary name of this process's own: processes verifying at once (Ray actors, two
+        # CLIs) must not rename one another's half-written file away.
+        tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         tmp.write_text(json.dumps(self.stamps, indent=1), "utf-8")
         os.replace(tmp, self.path)
 
