@@ -17,9 +17,10 @@ the answers are independent evidence against it.
 
 Stage 2: the GGUF model when one is configured (a structured JSON prompt returning conflict,
 type and a reason), else the NLI cross-encoder on the two passages' key sentences (clipped to
-60 words around the answer) in both directions, in one batch over every pair (it decides the
-pairs stage 1 left; on a settled pair stage 1's call stands and the NLI probabilities are
-kept for the type model's agreement features): conflict when contradiction is the top label in either direction,
+60 words around the answer) in both directions over every pair (it decides the pairs stage 1
+left; on a settled pair stage 1's call stands and the NLI probabilities are kept for the type
+model's agreement features, read by the labelling cascade's first tier, the one those features
+were fitted on, so the slow second tier only reads the pairs stage 2 decides): conflict when contradiction is the top label in either direction,
 P(conflict) = the larger contradiction probability, typed by head 2's best non-"none" type
 ("factual" without a stage-1 model, when every pair goes to stage 2). When the question asks
 for a description, contradiction is required in both directions (P = the smaller):
@@ -29,7 +30,7 @@ the example collection). Only pairs within the packet are judged: at most C(k′
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from itertools import combinations
 from typing import Any
@@ -222,7 +223,9 @@ def detect_pairs(
         stage2 = f"llm:{llm.model_id}"
     else:
         everything = range(len(index_pairs))
-        judged = _nli_pairs(passages, tagging, index_pairs, everything, stage1, backends, cache)
+        judged = _nli_pairs(
+            passages, tagging, index_pairs, everything, stage1, backends, cache, set(decided)
+        )
         for n, pair in judged.items():
             # stage 1's call stands on a settled pair; the NLI evidence is kept on it for the
             # type model's agreement features (evidence_signals.pair_signals)
@@ -275,18 +278,35 @@ def _nli_pairs(
     stage1: list[PairScores] | None,
     backends: Backends,
     cache: JudgmentCache | None,
+    settled: Collection[int] = (),
 ) -> dict[int, ConflictPair]:
-    """Stage 2 without an LLM: NLI on key sentences, both directions, one batch."""
+    """Stage 2 without an LLM: NLI on key sentences, both directions, one batch per tier.
+    The pairs stage 2 decides are read by the NLI back-end (the cascade when it is on); on
+    the `settled` ones (stage 1's call stands) the probabilities only feed the type model's
+    agreement features, so they come from the tier those features were fitted on
+    (`feature_nli`), which also keeps the cascade's second tier off pairs it cannot change."""
     tags = tagging.by_id()
     texts = [
         tx.clip_words(tags[p.id].key_sentence or p.text, tags[p.id].answer, KEY_SENTENCE_WORDS)
         for p in passages
     ]
-    batch: list[tuple[str, str]] = []
-    for n in uncertain:
-        i, j = index_pairs[n]
-        batch += [(texts[i], texts[j]), (texts[j], texts[i])]
-    scores = nli_batch(backends.nli, batch, stage="pairs.nli", cache=cache)
+    scores = [NLIScores(0.0, 0.0, 0.0)] * (2 * len(uncertain))
+    tiers = [(list(range(len(uncertain))), backends.nli)]  # without a cascade: one batch
+    if feature_nli(backends) is not backends.nli:
+        tiers = [
+            ([s for s, n in enumerate(uncertain) if n not in settled], backends.nli),
+            ([s for s, n in enumerate(uncertain) if n in settled], feature_nli(backends)),
+        ]
+    for slots, nli in tiers:
+        batch: list[tuple[str, str]] = []
+        for slot in slots:
+            i, j = index_pairs[uncertain[slot]]
+            batch += [(texts[i], texts[j]), (texts[j], texts[i])]
+        if not batch:
+            continue
+        read = nli_batch(nli, batch, stage="pairs.nli", cache=cache)
+        for k, slot in enumerate(slots):
+            scores[2 * slot], scores[2 * slot + 1] = read[2 * k], read[2 * k + 1]
     both = describes(tagging)
     out = {}
     for slot, n in enumerate(uncertain):

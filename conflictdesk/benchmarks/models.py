@@ -45,20 +45,37 @@ def short_pairs() -> list[tuple[str, str]]:
     return [(sentence, claim) for sentence in sentences for claim in CLAIMS]
 
 
+def fast_tier(backends: Backends) -> Any:
+    """The MiniLM cross-encoder: the labelling cascade's first tier, or the NLI back-end."""
+    return getattr(backends.nli, "fast", backends.nli)
+
+
 def cross_encoder_rate(
-    backends: Backends, repeats: int, pairs: list[tuple[str, str]] | None = None
+    backends: Backends,
+    repeats: int,
+    pairs: list[tuple[str, str]] | None = None,
+    nli: Any = None,
 ) -> dict[str, Any]:
-    """Pairs/s of the shipped cross-encoder on `pairs`, by default (DOCUMENT, claim) pairs
-    (~180 word pieces)."""
+    """Pairs/s of the MiniLM cross-encoder (or `nli`, e.g. the cascade) on `pairs`, by
+    default (DOCUMENT, claim) pairs (~180 word pieces). For the cascade, the share of pairs
+    its second tier labelled is reported beside the rate."""
+    nli = nli if nli is not None else fast_tier(backends)
     pairs = pairs or [(DOCUMENT, claim) for claim in CLAIMS] * 4
-    backends.nli.classify(pairs[:2])
-    seconds = median_seconds(lambda: backends.nli.classify(pairs), repeats)
-    cpu_seconds = median_seconds(lambda: backends.nli.classify(pairs), repeats, time.process_time)
+    nli.classify(pairs[:2])
+    routed = getattr(nli, "routed", None)
+    before = dict(routed) if routed is not None else None
+    seconds = median_seconds(lambda: nli.classify(pairs), repeats)
+    cpu_seconds = median_seconds(lambda: nli.classify(pairs), repeats, time.process_time)
     # Pairs per CPU-second is what the cores can do at best: the wall rate on n free cores
     # is at most n times it, so it tells a busy machine from a slow model.
-    return {"model": backends.nli.model_id, "pairs": len(pairs),
-            "pairs_per_s": round(len(pairs) / seconds, 1),
-            "pairs_per_cpu_s": round(len(pairs) / cpu_seconds, 1)}  # fmt: skip
+    out = {"model": nli.model_id, "pairs": len(pairs),
+           "pairs_per_s": round(len(pairs) / seconds, 1),
+           "pairs_per_cpu_s": round(len(pairs) / cpu_seconds, 1)}  # fmt: skip
+    if routed is not None and before is not None:
+        escalated = routed["accurate"] - before["accurate"]
+        total = escalated + routed["fast"] - before["fast"]
+        out["escalated_share"] = round(escalated / total, 3) if total else 0.0
+    return out
 
 
 def llm_label_rate(threads: int, repeats: int) -> dict[str, Any]:
@@ -94,13 +111,16 @@ def models_benchmark(
     ct2 = cross_encoder_rate(backends, repeats)
     llm = llm_label_rate(threads, repeats)
     pairs = [(DOCUMENT, claim) for claim in CLAIMS] * 4
-    shipped = [scores.label for scores in backends.nli.classify(pairs)]
-    nli_dir = getattr(backends.nli, "model_dir", None)
+    shipped = [scores.label for scores in fast_tier(backends).classify(pairs)]
+    nli_dir = getattr(fast_tier(backends), "model_dir", None)
     torch = (torch_fp32_rate(torch_checkpoint, Path(nli_dir), pairs, shipped, threads, repeats)
              if nli_dir is not None else {"not_measured": "the NLI back-end has no model folder"})  # fmt: skip
     short = cross_encoder_rate(backends, repeats, short_pairs() * 4)
     out: dict[str, Any] = {"cross_encoder": ct2, "cross_encoder_short": short,
                            "llm_per_pair": llm, "torch_fp32": torch}  # fmt: skip
+    if backends.nli is not fast_tier(backends):  # the cascade's effective rate, same pairs
+        out["cascade"] = cross_encoder_rate(backends, 1, pairs, backends.nli)
+        out["cascade_short"] = cross_encoder_rate(backends, 1, short_pairs(), backends.nli)
     for name, other in (("llm_per_pair", llm), ("torch_fp32", torch)):
         if "pairs_per_s" in other:
             out[f"cross_encoder_vs_{name}"] = round(ct2["pairs_per_s"] / other["pairs_per_s"], 1)

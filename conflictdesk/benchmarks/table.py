@@ -72,6 +72,12 @@ def _model_rows(models: dict) -> list[tuple[str, str]]:
                    if "pairs_per_cpu_s" in short else "")  # fmt: skip
         rows.append(("cross-encoder, sentence-length pairs (issue 16's fast path)",
                      f"{short['pairs_per_s']} pairs/s{per_cpu}"))  # fmt: skip
+    for key, what in (("cascade", "claim x paragraph"), ("cascade_short", "sentence-length")):
+        if key in models:
+            c = models[key]
+            share = f"{c.get('escalated_share', 0):.0%} of the pairs labelled by MPNet"
+            rows.append((f"labelling cascade (MiniLM, then MPNet below the band), {what} pairs",
+                         f"{c['pairs_per_s']} pairs/s ({share})"))  # fmt: skip
     return [*rows,
             ("instead: LLM per pair (SmolLM2 GGUF fixture, Table 7 label scoring)", llm_text),
             ("instead: the same cross-encoder in PyTorch fp32", torch_text)]  # fmt: skip

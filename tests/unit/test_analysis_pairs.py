@@ -257,10 +257,21 @@ def test_under_the_cascade_stage_one_features_come_from_its_first_tier():
     pair = ScriptedPair(SCRIPT)
     pair.config = {"embedder": "fake-embedder", "layout": NLI_LAYOUT, "nli": "fake-nli"}
     pair.layout = NLI_LAYOUT
-    detect_pairs("How tall is Alpha?", PASSAGES, TAGGING, Backends(FakeEmbedder(), cascade, pair))
-    # stage 1 read the first tier alone; stage 2 (the cascade) read both tiers once
-    assert len(fast.history) == 2 and len(accurate.history) == 1
+    detection = detect_pairs(
+        "How tall is Alpha?", PASSAGES, TAGGING, Backends(FakeEmbedder(), cascade, pair)
+    )
+    # stage 1 read the first tier alone; stage 2 (the cascade: both tiers) read only the pair
+    # stage 1 left, (1, 2), in both directions; the settled pairs' NLI evidence (type-model
+    # features) came from the first tier, not the slow one
+    assert len(fast.history) == 3 and len(accurate.history) == 1
     assert ("Alpha is 5 metres tall.", "Alpha is 9 metres tall.") in fast.history[0]
+    assert accurate.history[0] == [
+        ("Alpha is 9 metres tall.", "Alpha stands 5 metres high."),
+        ("Alpha stands 5 metres high.", "Alpha is 9 metres tall."),
+    ]
+    assert sorted(len(batch) for batch in fast.history[1:]) == [2, 4]
+    assert all(len(p.nli) == 6 for p in detection.pairs)
+    assert [p.stage for p in detection.pairs] == ["mlp", "mlp", "nli"]
     pair.config["nli"] = "fake-accurate"  # a pair model trained on the other tier is refused
     with pytest.raises(ModelIntegrityError, match="fake-accurate"):
         detect_pairs("q", PASSAGES, TAGGING, Backends(FakeEmbedder(), cascade, pair))

@@ -138,3 +138,25 @@ def test_median_seconds_takes_the_clock_it_is_given():
 
     ticks = iter(range(100))
     assert median_seconds(lambda: None, 3, clock=lambda: float(next(ticks))) == 1.0
+
+
+def test_cascade_rows_give_the_share_mpnet_labelled():
+    models = {**SUMMARY["models"], "cascade_short": {"pairs_per_s": 20.5, "escalated_share": 0.42}}
+    table = figures_table({**SUMMARY, "models": models})
+    assert "sentence-length pairs | 20.5 pairs/s (42% of the pairs labelled by MPNet) |" in table
+
+
+def test_rates_read_the_fast_tier_under_a_cascade_and_the_cascade_on_request():
+    from conflictdesk.backends.base import Backends
+    from conflictdesk.backends.cascade_nli import CascadeNLI
+    from conflictdesk.benchmarks.models import cross_encoder_rate, short_pairs
+    from tests.fakes import FakeEmbedder, FakeNLI
+
+    fast, accurate = FakeNLI(), FakeNLI()
+    accurate.model_id = "fake-accurate"
+    backends = Backends(FakeEmbedder(), CascadeNLI(fast, accurate, 1.01))
+    fast_rate = cross_encoder_rate(backends, 1, short_pairs())
+    assert fast_rate["model"] == "fake-nli" and "escalated_share" not in fast_rate
+    assert accurate.history == []  # the fast path never reached the second tier
+    cascade = cross_encoder_rate(backends, 1, short_pairs(), backends.nli)
+    assert cascade["model"].startswith("cascade(") and cascade["escalated_share"] == 1.0
