@@ -28,6 +28,7 @@ ENV_ALIASES = {
 PATH_FIELDS = ("models_dir", "llm_path", "db_path", "data_dir", "cache_dir")
 # Kept as written (a server URL, a model name, a digest); "" unsets them.
 TEXT_FIELDS = ("llm_url", "llm_model", "llm_digest")
+NLI_RULES = ("replace", "geometric")  # the labelling cascade's rules (backends/cascade_nli.py)
 # The key of an OpenAI-compatible server is read from this variable only (never a settings
 # field, so it is not written to config files or shown by `doctor`).
 LLM_KEY_ENV = "CONFLICTDESK_LLM_KEY"
@@ -44,7 +45,9 @@ class Settings:
     (llama.cpp's, vLLM, LM Studio, Ollama) that serves the LLM role instead of a GGUF file;
     `llm_model` picks one of its models and `llm_digest` pins the judgment-cache key.
     `nli_band` overrides the labelling cascade's band (None: the one stored with the MPNet
-    model; 0 turns the MPNet tier off, so the MiniLM alone labels)."""
+    model; 0 turns the MPNet tier off, so the MiniLM alone labels); `nli_rule` overrides what
+    an unsettled pair gets (`replace`: MPNet's probabilities, `geometric`: both tiers'
+    geometric mean; None: the rule stored with the MPNet model)."""
 
     models_dir: Path
     llm_path: Path | None = None
@@ -60,6 +63,7 @@ class Settings:
     llm_digest: str | None = None
     llm_timeout: float = 120.0
     nli_band: float | None = None
+    nli_rule: str | None = None
 
     def __post_init__(self) -> None:
         if self.device not in DEVICES:
@@ -74,6 +78,10 @@ class Settings:
             raise UsageError(f"llm_timeout must be > 0 seconds, not {self.llm_timeout}")
         if self.nli_band is not None and not 0.0 <= self.nli_band <= 1.01:
             raise UsageError(f"nli_band must be between 0 and 1.01, not {self.nli_band}")
+        if self.nli_rule is not None and self.nli_rule not in NLI_RULES:
+            raise UsageError(
+                f"nli_rule must be one of {', '.join(NLI_RULES)}, not {self.nli_rule!r}"
+            )
         if self.llm_url is not None and not _is_http_url(self.llm_url):
             raise UsageError(f"llm_url must be an http:// or https:// URL, not {self.llm_url!r}")
 
@@ -181,6 +189,8 @@ def _coerce(name: str, value: Any) -> Any:
             return float(value)
         except (TypeError, ValueError) as exc:
             raise UsageError(f"{name} must be a number of seconds, not {value!r}") from exc
+    if name == "nli_rule":
+        return None if value in ("", None) else str(value).strip().lower()
     if name == "nli_band":
         try:
             return None if value in ("", None) else float(value)

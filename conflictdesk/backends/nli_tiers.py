@@ -27,6 +27,12 @@ def accurate_tier(config: Config, manifest: Manifest) -> tuple[ModelEntry | None
     return entry, stored if config.nli_band is None else float(config.nli_band)
 
 
+def cascade_rule(config: Config, entry: ModelEntry) -> str:
+    """The rule in force: the `nli_rule` setting, else the one stored with the MPNet entry
+    (`cascade_rule`), else `replace`."""
+    return config.nli_rule or str((entry.extra or {}).get("cascade_rule", "replace"))
+
+
 def nli_tier(config: Config, manifest: Manifest, fast_id: str | None) -> tuple[str | None, str]:
     """(the nli model id outputs will carry, the note saying which tiers label)."""
     entry, band = accurate_tier(config, manifest)
@@ -36,11 +42,17 @@ def nli_tier(config: Config, manifest: Manifest, fast_id: str | None) -> tuple[s
         return fast_id, f"nli: no MPNet tier installed, the MiniLM alone labels ({BUILD_HINT})"
     if band <= 0:
         return fast_id, f"nli: MPNet tier {entry.name} is off (nli_band 0), the MiniLM alone labels"
+    rule = cascade_rule(config, entry)
+    rest = (
+        "labels the rest"
+        if rule == "replace"
+        else "and the MiniLM label the rest together (geometric mean)"
+    )
     note = (
         f"nli: cascade, the MiniLM settles pairs whose top probability is >= {band:g}, "
-        f"MPNet ({entry.name}) labels the rest"
+        f"MPNet ({entry.name}) {rest}"
     )
-    return cascade_model_id(fast_id, entry.model_id, band), note
+    return cascade_model_id(fast_id, entry.model_id, band, rule), note
 
 
 def with_accurate_tier(fast: Any, config: Config, manifest: Manifest, cache: Any) -> Any:
@@ -54,4 +66,4 @@ def with_accurate_tier(fast: Any, config: Config, manifest: Manifest, cache: Any
     verify_entry(entry, base, cache)
     accurate = OnnxCrossEncoder(entry.resolve(base), model_id=entry.model_id,
                                 device=config.device, threads=config.threads)  # fmt: skip
-    return CascadeNLI(fast, accurate, band)
+    return CascadeNLI(fast, accurate, band, cascade_rule(config, entry))

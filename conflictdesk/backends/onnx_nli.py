@@ -45,6 +45,13 @@ class OnnxCrossEncoder(CT2CrossEncoder):
         return float(self.config.get("cascade_band", 0.0))
 
     @property
+    def cascade_rule(self) -> str:
+        """What an unsettled pair gets in the cascade (cascade_nli.RULES; `replace` for a
+        model exported before the rule was stored)."""
+        self._ensure_loaded()
+        return str(self.config.get("cascade_rule", "replace"))
+
+    @property
     def plain_tokenizer(self):
         """The tokenizer without truncation (for callers that build pairs of a given length)."""
         self._ensure_loaded()

@@ -43,17 +43,18 @@ CASCADE = "cascade:"
 
 def load_model(spec: str, threads: int):
     """An NLI back-end from `spec`: a MiniLM folder (CTranslate2), an MPNet folder (ONNX, it
-    holds onnx_nli.CONFIG_FILE), or `cascade:FAST,ACCURATE[,BAND]` (the labelling cascade;
-    BAND defaults to the one stored with ACCURATE)."""
+    holds onnx_nli.CONFIG_FILE), or `cascade:FAST,ACCURATE[,BAND[,RULE]]` (the labelling
+    cascade; BAND and RULE default to the ones stored with ACCURATE)."""
     from conflictdesk.backends.cascade_nli import CascadeNLI
     from conflictdesk.backends.ct2_nli import CT2CrossEncoder
     from conflictdesk.backends.onnx_nli import CONFIG_FILE, OnnxCrossEncoder
 
     if spec.startswith(CASCADE):
-        fast, accurate, *band = spec[len(CASCADE) :].split(",")
+        fast, accurate, *rest = spec[len(CASCADE) :].split(",")
         accurate_model = load_model(accurate, threads)
-        cut = float(band[0]) if band else accurate_model.cascade_band
-        return CascadeNLI(load_model(fast, threads), accurate_model, cut)
+        cut = float(rest[0]) if rest and rest[0] else accurate_model.cascade_band
+        rule = rest[1] if len(rest) > 1 else accurate_model.cascade_rule
+        return CascadeNLI(load_model(fast, threads), accurate_model, cut, rule)
     folder = Path(spec)
     kind = OnnxCrossEncoder if (folder / CONFIG_FILE).exists() else CT2CrossEncoder
     return kind(folder, model_id=spec, device="cpu", threads=threads)

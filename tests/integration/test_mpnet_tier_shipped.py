@@ -69,6 +69,7 @@ def test_the_registry_routes_through_the_cascade_when_the_band_is_on(tier):
         assert not isinstance(nli, CascadeNLI) and "off" in note
         return
     assert isinstance(nli, CascadeNLI) and nli.band == band and "cascade" in note
+    assert nli.rule == entry.extra.get("cascade_rule", "replace") == nli.accurate.cascade_rule
     nli.classify([(p, h) for p, h, _ in CLEAR])
     assert sum(nli.routed.values()) == len(CLEAR)
     off = verified_backends(load_settings(threads=1, device="cpu", nli_band=0.0), ("nli",)).nli

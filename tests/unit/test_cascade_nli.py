@@ -147,3 +147,53 @@ def test_nli_band_setting_is_validated(tmp_path):
         load_config(tmp_path / "none.toml", env={"CONFLICTDESK_NLI_BAND": "2"})
     with pytest.raises(UsageError, match="nli_band"):
         load_config(tmp_path / "none.toml", env={"CONFLICTDESK_NLI_BAND": "high"})
+
+
+def test_geometric_rule_on_a_worked_example():
+    pair = ("p", "h")
+    fast, accurate = tiers([pair])  # fast (0.5, 0.3, 0.2), accurate (0.1, 0.1, 0.8)
+    cascade = CascadeNLI(fast, accurate, band=0.9, rule="geometric")
+    (scores,) = cascade.classify([pair])
+    # sqrt(0.05), sqrt(0.03), sqrt(0.16) = 0.2236, 0.1732, 0.4, normalised by their sum 0.7968
+    assert scores.entailment == pytest.approx(0.2806, abs=1e-4)
+    assert scores.neutral == pytest.approx(0.2174, abs=1e-4)
+    assert scores.contradiction == pytest.approx(0.5020, abs=1e-4)
+    assert cascade.model_id == "cascade(minilm@1 if top-p>=0.9, else geomean(minilm@1, mpnet@2))"
+    sure = ("s", "t")
+    fast.override[sure] = SURE  # a settled pair keeps the fast tier's probabilities
+    assert cascade.classify([sure]) == [SURE]
+    with pytest.raises(ValueError, match="rule"):
+        CascadeNLI(fast, accurate, band=0.9, rule="mean")
+
+
+def test_band_table_under_the_geometric_rule():
+    # the fast tier leans wrong (entailment 0.58) and the accurate one right, but only just
+    # (neutral 0.55): replacing follows the accurate tier; the geometric mean keeps
+    # entailment (0.58 x 0.40 = 0.232 > 0.37 x 0.55 = 0.2035)
+    fast = np.array([[0.58, 0.37, 0.05]])
+    accurate = np.array([[0.40, 0.55, 0.05]])
+    labels = np.array([1])
+    replace = {r["band"]: r["accuracy"] for r in band_table(fast, accurate, labels)}
+    geometric = {r["band"]: r["accuracy"] for r in band_table(fast, accurate, labels, "geometric")}
+    assert replace[0.6] == 1.0 and geometric[0.6] == 0.0
+    assert replace[0.5] == geometric[0.5] == 0.0  # not escalated: the fast tier's label
+
+
+def test_the_rule_comes_from_the_manifest_entry_and_the_setting_overrides_it(models):
+    placeholder(models, "mpnet", ROLE, {"model_int8.onnx": b"onnx"}, cascade_band=0.85,
+                cascade_rule="geometric")  # fmt: skip
+    caps = capabilities(Config(models_dir=models))
+    assert "else geomean(conflictdesk-nli-minilm-int8@" in caps.models["nli"]
+    assert any("label the rest together (geometric mean)" in n for n in caps.notes)
+    nli = load_backends(Config(models_dir=models), roles=("nli",),
+                        verification=VerificationCache(None)).nli  # fmt: skip
+    assert nli.rule == "geometric" and nli.model_id == caps.models["nli"]
+    replaced = capabilities(Config(models_dir=models, nli_rule="replace")).models["nli"]
+    assert "geomean" not in replaced and replaced.endswith(
+        ", else mpnet@" + replaced.split("@")[-1]
+    )
+    assert load_config(
+        models / "none.toml", env={"CONFLICTDESK_NLI_RULE": "Geometric"}
+    ).nli_rule == ("geometric")
+    with pytest.raises(UsageError, match="nli_rule"):
+        load_config(models / "none.toml", env={"CONFLICTDESK_NLI_RULE": "average"})
