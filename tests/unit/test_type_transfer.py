@@ -159,3 +159,14 @@ def test_a_recipe_that_only_ties_the_shipped_one_on_typed_dev_cv_does_not_ship(m
     monkeypatch.setattr(report, "_correct", lambda d, p, r, s: new if r == candidate else old)
     chosen, _, tried = report.choose_recipe(None, None, shipped, seeds=(0,))
     assert chosen is None and len(tried) == 1
+
+
+def test_the_recipe_a_new_model_must_beat_is_the_shipped_models():
+    import json
+
+    from conflictdesk.backends.manifest import models_dir
+    from conflictdesk.training.type_transfer import RECIPE_SETS
+    from conflictdesk.training.type_transfer_report import SHIPPED
+
+    shipped = json.loads((models_dir() / "types" / "type_model.json").read_text("utf-8"))
+    assert list(RECIPE_SETS[SHIPPED.features]) == shipped["feature_names"]
