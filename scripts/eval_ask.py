@@ -69,6 +69,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--verdict", choices=("type", "model"), default="type",
                         help="who makes the question-level conflict call: the type classifier "
                         "(default, as `ask`) or the verdict model (models/verdict)")  # fmt: skip
+    parser.add_argument("--tiers", choices=("fast", "cascade"), default="fast",
+                        help="NLI tiers of the analysis: the MiniLM alone (default, as `ask`) "
+                        "or the labelling cascade")  # fmt: skip
     parser.add_argument("--nli-metrics", action="store_true",
                         help="also compute the NLI-judged citation and grounding metrics")  # fmt: skip
     parser.add_argument("--data", type=Path, default=None,
@@ -76,7 +79,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     common.add_model_arguments(parser)
     args = parser.parse_args(argv)
-    from conflictdesk.analysis.pipeline import AnalysisOptions, default_answer_ranker
+    from conflictdesk.analysis.pipeline import (
+        AnalysisOptions,
+        analysis_backends,
+        default_answer_ranker,
+    )
     from conflictdesk.app import load_settings
     from conflictdesk.backends.registry import load_backends
 
@@ -88,9 +95,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in args.datasets:
         cases = load_dataset(name, data, args.ramdocs_half == "eval")[: args.limit]
         results[name] = evaluate(cases, backends, args.strategy, args.nli_metrics, progress,
-                                 AnalysisOptions(ranker=args.ranker, verdict=args.verdict))  # fmt: skip
+                                 AnalysisOptions(ranker=args.ranker, verdict=args.verdict,
+                                                 cascade=args.tiers == "cascade"))  # fmt: skip
     ranker = default_answer_ranker().model_id if args.ranker == "model" else "rule votes"
-    results["method"] = {**backends.methods(), "answer_ranker": ranker,
+    analysed = analysis_backends(backends, args.tiers == "cascade")
+    results["method"] = {**analysed.methods(), "answer_ranker": ranker,
                          "conflict_call": args.verdict}  # fmt: skip
     print(json.dumps(results, indent=2) if args.json else render(results))
     return 0

@@ -34,7 +34,7 @@ from conflictdesk.analysis.packet import (
     build_packet,
     split_evidence,
 )
-from conflictdesk.analysis.pairs import detect_pairs
+from conflictdesk.analysis.pairs import detect_pairs, feature_nli
 from conflictdesk.analysis.resolve import AuthorityTable, resolve
 from conflictdesk.analysis.tag import tag_passages
 from conflictdesk.analysis.type_model import TypeModel, load_type_model
@@ -77,6 +77,12 @@ class AnalysisOptions:
     # "model" (the verdict model, opt-in: conflictdesk/analysis/conflict_call.py).
     verdict: str = "type"
     type_model: TypeModel | None = None  # None: the shipped one (models/manifest.json)
+    # Which NLI tiers tag and judge pairs: False (default) the labelling cascade's first tier,
+    # the MiniLM, alone; True the whole cascade (MPNet below the band). On `ask`'s development
+    # sets the cascade was no better (conflict F1 0.649 vs 0.661 on the RAMDocs EVAL half,
+    # 0.204 vs 0.218 on 150 QACC dev questions) at 2.4-2.8x the time, so it is opt-in here;
+    # claim x document labelling (`detect`, `score`) keeps it (docs/model_report.md).
+    cascade: bool = False
     authority: AuthorityTable = field(default_factory=AuthorityTable)
     cancel: CancelFlag | None = None
 
@@ -189,6 +195,15 @@ def with_relevance(
     return rescored, "embedding-cosine"
 
 
+def analysis_backends(backends: Backends, cascade: bool) -> Backends:
+    """`backends` with the NLI role the analysis uses: the cascade's first tier unless
+    `cascade` (AnalysisOptions.cascade); unchanged without a cascade."""
+    first = feature_nli(backends)
+    return (
+        backends if cascade or first is backends.nli else dataclasses.replace(backends, nli=first)
+    )
+
+
 def analyze(
     query: str,
     passages: Sequence[Passage],
@@ -205,6 +220,7 @@ def analyze(
     `passage_vectors` (passage id → vector from `backends.embedder`, e.g. the store's index)
     and `query_vector` (the one retrieval made) spare re-embedding; only the rest is embedded."""
     opts = options or AnalysisOptions()
+    backends = analysis_backends(backends, opts.cascade)
     if not query.strip():
         raise UsageError("empty query")
     if not passages:

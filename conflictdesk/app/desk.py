@@ -258,7 +258,8 @@ def answer_retrieval(
     """Analyse retrieved passages and answer: (analysis, answer, batch record). The stored
     vectors and the query vector go to the analysis, so nothing stored is embedded again."""
     emit = emit or (lambda stage, value: None)
-    options = AnalysisOptions(cancel=cancel, ranker=request.ranker, verdict=request.verdict)
+    options = AnalysisOptions(cancel=cancel, ranker=request.ranker, verdict=request.verdict,
+                              cascade=request.tiers == "cascade")  # fmt: skip
     try:
         analysis = analyze(
             request.query, retrieval.passages, backends, cache=cache, on_event=emit, options=options,

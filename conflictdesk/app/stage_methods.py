@@ -21,12 +21,13 @@ def stage_methods(settings: Settings, caps: Capabilities) -> list[StageRow]:
     """One row per stage that runs a model: `ask`'s tag, pairs, classify, answer and
     parametric check, then ConflictScore's decompose and label, and regenerate."""
     nli = caps.models.get("nli") or "none"
+    ask_nli = caps.analysis_nli or nli  # `ask`'s tag and pairs: the MiniLM by default
     llm = llm_model_id(settings) if caps.llm else None
     types = select_entry(manifest_for(settings), TYPE_ROLE)
     type_model = f"model:{types.model_id}" if types else "model:(missing)"
     rows = [
-        ("tag", f"nli:{nli}", False),
-        ("pairs", pair_stage_one(caps) + (f"llm:{llm}" if llm else f"nli:{nli}"), bool(llm)),
+        ("tag", f"nli:{ask_nli}", False),
+        ("pairs", pair_stage_one(caps) + (f"llm:{llm}" if llm else f"nli:{ask_nli}"), bool(llm)),
         ("classify", f"llm:{llm}" if llm else type_model, bool(llm)),
         (ANSWER, f"llm:{llm}:pipeline" if llm else "extractive:<resolution rule>", bool(llm)),
         (PARAMETRIC, f"closed-book check on llm:{llm}" if llm else NO_LLM, bool(llm)),

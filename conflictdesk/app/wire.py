@@ -40,6 +40,7 @@ class AskRequest:
     check_parametric: bool = True
     ranker: str = "rules"  # who picks the leading answer: "rules" or "model" (opt-in)
     verdict: str = "type"  # the conflict call: the type classifier's or the verdict model's
+    tiers: str = "fast"  # NLI of the analysis: "fast" (the MiniLM) or "cascade" (opt-in)
     id: Any = None
     use_cache: bool = True  # read and write stored judgments (benchmarks turn it off)
     echo_id: bool = True  # the record echoes `id` (a batch's, null too); else it gets the run id
@@ -52,7 +53,8 @@ class AskRequest:
             else {"collection": self.collection, "k": self.k}
         )
         gold = self.gold_type.value if self.gold_type else None
-        opt_in = {k: v for k, v in (("ranker", self.ranker), ("verdict", self.verdict))
+        opt_in = {k: v for k, v in (("ranker", self.ranker), ("verdict", self.verdict),
+                                    ("tiers", self.tiers))
                   if v != getattr(AskRequest, k)}  # fmt: skip
         return {"id": self.id, "query": self.query, **source, "strategy": self.strategy,
                 "gold_type": gold, **opt_in}  # fmt: skip
@@ -72,7 +74,8 @@ class AskRequest:
                    k=int(value.get("k") or 20), strategy=value.get("strategy"),
                    gold_type=ConflictType(gold) if gold else None, id=value.get("id"),
                    ranker=value.get("ranker") or "rules",
-                   verdict=value.get("verdict") or "type")  # fmt: skip
+                   verdict=value.get("verdict") or "type",
+                   tiers=value.get("tiers") or "fast")  # fmt: skip
 
 
 def _document_json(p: Passage) -> Json:

@@ -99,6 +99,9 @@ class Capabilities:
     llm_runtime: bool
     notes: list[str] = field(default_factory=list)
     pair_route: str = "two-stage"  # the pair model's manifest `route` (stage2-only: no MLP)
+    # The NLI id `ask`'s analysis (tag, pairs) runs by default: the cascade's first tier, the
+    # MiniLM (AnalysisOptions.cascade); None: the same as models["nli"].
+    analysis_nli: str | None = None
 
     @property
     def llm(self) -> bool:
@@ -111,7 +114,7 @@ class Capabilities:
             with_llm, without = "llm+mlp-types", "nli+mlp-types"
         if stage == "pairs" and not self.models.get("pair"):
             with_llm, without = "llm", "nli"
-        if stage in ("tag", "label") and str(self.models.get("nli")).startswith("cascade("):
+        if stage == "label" and str(self.models.get("nli")).startswith("cascade("):
             with_llm, without = "nli-cascade", "nli-cascade"
         return with_llm if self.llm else without
 
@@ -158,8 +161,15 @@ def capabilities(config: Config) -> Capabilities:
         )
     from conflictdesk.backends.nli_tiers import nli_tier
 
-    models["nli"], nli_note = nli_tier(config, manifest, models.get("nli"))
+    fast_nli = models.get("nli")
+    models["nli"], nli_note = nli_tier(config, manifest, fast_nli)
     notes.append(nli_note)
+    if models["nli"] != fast_nli:
+        notes.append(
+            "ask: the MiniLM alone tags passages and judges pairs (`ask --tiers cascade` runs "
+            "the cascade there: no better on ask's development sets, about 2.5x slower); "
+            "claim x document labelling (detect, score) runs the cascade"
+        )
     pair_entry = select_entry(manifest, "pair")
     pair_route = str((pair_entry.extra or {}).get("route", "two-stage")) if pair_entry else ""
     if pair_route == "stage2-only":
@@ -168,7 +178,11 @@ def capabilities(config: Config) -> Capabilities:
             "pairs, so every pair goes to stage 2 (its type head still types the conflicts)"
         )
     return Capabilities(
-        models=models, llm_runtime=runtime, notes=notes, pair_route=pair_route or "two-stage"
+        models=models,
+        llm_runtime=runtime,
+        notes=notes,
+        pair_route=pair_route or "two-stage",
+        analysis_nli=fast_nli,
     )
 
 

@@ -75,6 +75,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "docs/verdict_report.md)",
     )
     parser.add_argument(
+        "--tiers",
+        choices=("fast", "cascade"),
+        default="fast",
+        help="NLI tiers that tag passages and judge pairs: the MiniLM alone (default) or the "
+        "labelling cascade with the MPNet tier (opt-in: no better on ask's development sets "
+        "and about 2.5x slower; docs/model_report.md)",
+    )
+    parser.add_argument(
         "--no-parametric",
         action="store_true",
         help="skip the closed-book vs open-book comparison (LLM only)",
@@ -128,6 +136,7 @@ def request_for(
         check_parametric=not getattr(args, "no_parametric", False),
         ranker=getattr(args, "ranker", "rules"),
         verdict=getattr(args, "verdict", "type"),
+        tiers=getattr(args, "tiers", "fast"),
         id=request_id,
         echo_id=echo_id,
     )

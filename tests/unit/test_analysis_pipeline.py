@@ -163,3 +163,19 @@ def test_malformed_stored_analysis_is_an_input_error():
 
     with pytest.raises(InputError):
         analysis_from_json({"query": "q"})
+
+
+def test_the_analysis_runs_the_cascade_first_tier_unless_asked_for_the_cascade():
+    from conflictdesk.backends.cascade_nli import CascadeNLI
+    from tests.fakes import FakeNLI
+
+    backends = fake_backends()
+    fast = backends.nli
+    accurate = FakeNLI()
+    accurate.model_id = "fake-accurate"
+    backends.nli = CascadeNLI(fast, accurate, 1.01)  # every pair would reach the second tier
+    default = analyze(QUERY, PASSAGES, backends)
+    assert default.tagging.method == f"nli:{fast.model_id}" and accurate.history == []
+    assert backends.nli.routed == {"fast": 0, "accurate": 0}
+    full = analyze(QUERY, PASSAGES, backends, options=AnalysisOptions(cascade=True))
+    assert full.tagging.method == f"nli:{backends.nli.model_id}" and accurate.history

@@ -115,7 +115,11 @@ def test_with_the_mpnet_tier_the_cascade_is_built_and_reported(models):
     caps = capabilities(Config(models_dir=models))
     assert caps.models["nli"].startswith("cascade(conflictdesk-nli-minilm-int8@")
     assert "if top-p>=0.85, else mpnet@" in caps.models["nli"]
-    assert caps.method("tag") == "nli-cascade" and caps.method("label") == "nli-cascade"
+    # ask's analysis runs the MiniLM alone by default (AnalysisOptions.cascade); labelling
+    # claims against documents runs the cascade
+    assert caps.method("tag") == "nli" and caps.method("label") == "nli-cascade"
+    assert caps.analysis_nli.startswith("conflictdesk-nli-minilm-int8@")
+    assert any("ask: the MiniLM alone tags passages" in n for n in caps.notes)
     assert any("MPNet (mpnet) labels the rest" in n for n in caps.notes)
     nli = load_backends(Config(models_dir=models), roles=("nli",),
                         verification=VerificationCache(None)).nli  # fmt: skip
