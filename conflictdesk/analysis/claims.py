@@ -61,6 +61,21 @@ AUXILIARIES = _wordset(
 _DO_SUPPORT = _wordset("do does did doesn't don't didn't")
 _COPULAS = _wordset("is are was were am isn't aren't wasn't weren't")
 _ARTICLES = _wordset("a an the")
+# Words that open an object or an adverbial after a verb (determiners, possessives,
+# prepositions other than "of", which stays inside a noun phrase): after a modal or "has",
+# the word before the first of them is taken as the main verb ("Can the X diet lower your
+# blood pressure?" -> "The X diet can lower ...").
+_OBJECT_OPENERS = _wordset(
+    "a an the your my his her its our their this that these those any some every each in on "
+    "at for to from by with without into onto during after before than above below over under "
+    "across through against inside outside within about around near toward towards upon "
+    "between among beyond behind beside via per"
+)
+# A personal pronoun is the whole subject; "be" / "have" after a modal is its verb.
+_PRONOUNS = _wordset("i you he she it we they one")
+_DETERMINERS = _wordset("a an the every each this that these those any some no")
+_MODAL_VERBS = _wordset("be have")
+_MAX_SUBJECT_WORDS = 6  # the window: the verb is at most the fifth word after the modal
 _PREDICATE_WORDS = _wordset(
     "a an the more less most least better worse best worst good bad safe unsafe true false "
     "healthy unhealthy real possible necessary likely in on at for from to than as"
@@ -117,9 +132,46 @@ def declarative(query: str) -> str:
         clause = rest
     else:
         split = _subject_end(rest, copula=aux in _COPULAS)
+        if aux not in _COPULAS:
+            verb = _verb_index(rest, split)
+            split = verb if verb else split
         clause = rest[:split] + [aux] + rest[split:]
     sentence = " ".join(clause)
     return sentence[:1].upper() + sentence[1:]
+
+
+def _verb_index(rest: list[str], start: int) -> int:
+    """After a modal or "has": where the main verb starts, or 0 to keep `start` (the
+    capitalised-run split). A personal pronoun is the whole subject; "be" or "have" within
+    `_MAX_SUBJECT_WORDS` is the verb; a subject led by a determiner or a possessive ends
+    before the word preceding the first object opener (`_OBJECT_OPENERS`) in that window;
+    without one, a determiner-led subject ends after its head (the determiner and the
+    capitalised words after it, or the next word when there are none, and an "of" phrase). Bare names and nouns keep
+    `start`."""
+    if rest and rest[0].lower() in _PRONOUNS:
+        return 1
+    window = range(1, min(len(rest), _MAX_SUBJECT_WORDS))
+    for index in window:
+        if rest[index].lower() in _MODAL_VERBS:
+            return index
+    possessive = [i for i, t in enumerate(rest[:3]) if t.endswith(("'s", "’s"))]
+    if rest[0].lower() not in _DETERMINERS and not possessive:
+        return 0
+    for index in window:
+        if index > 1 and rest[index].lower().strip(",") in _OBJECT_OPENERS:
+            return index - 1
+    if rest[0].lower() not in _DETERMINERS:  # possessive-led without an opener: unknown
+        return 0
+    head = 1
+    while head < len(rest) - 1 and rest[head][:1].isupper():
+        head += 1
+    if head == 1:  # no capitalised name after the determiner: its noun is the next word
+        head += 1
+    while head < len(rest) - 2 and rest[head].lower() == "of":  # "the top of Mount X"
+        head += 2
+        while head < len(rest) - 1 and rest[head][:1].isupper() and rest[head - 1][:1].isupper():
+            head += 1
+    return min(head, len(rest) - 1) if len(rest) > 2 else 0
 
 
 def _subject_end(rest: list[str], *, copula: bool) -> int:

@@ -72,9 +72,15 @@ def _answer(analysis) -> str:
 # blood pressure?" becomes the claim "The Brannock can diet lower your blood pressure"
 # (claims.declarative puts a modal after the article and capitalised run, inside the noun
 # phrase); the new model reads that claim against the passages differently (κ 0.56 against
-# 0.85) and the type tips to misinformation. Since the cascade (MiniLM, then MPNet) labels
-# (2026-11-24) the wordings agree again; the declarative still splits the noun phrase.
-UNSTABLE: dict[str, str] = {}
+# 0.85) and the type tips to misinformation. Fixed at the cause (2026-11-24):
+# claims.declarative now finds the main verb after a modal ("The Brannock diet can lower your
+# blood pressure"), and the three wordings get the same type. The stance still differs:
+# do-support leaves the verb uninflected ("The Brannock diet lower blood pressure"), which
+# the MiniLM reads as refuted where the other two read supported; `ask --tiers cascade`
+# (MiniLM, then MPNet) reads all three alike.
+UNSTABLE = {
+    "brannock-diet": "do-support's uninflected verb: the MiniLM reads that claim as refuted"
+}
 
 
 @pytest.mark.parametrize(

@@ -41,6 +41,24 @@ def test_query_form(query, form):
         ("Is the Earth flat?", "The Earth is flat"),
         ("Does coffee cause cancer?", "Coffee cause cancer"),
         ("Should the United Nations act?", "The United Nations should act"),
+        # after a modal, the main verb is the word before the first object opener
+        (
+            "Can the Kessler diet lower your blood pressure?",
+            "The Kessler diet can lower your blood pressure",
+        ),
+        ("Will the new bridge open in 2025?", "The new bridge will open in 2025"),
+        (
+            "Can the price of oil rise above 100 dollars?",
+            "The price of oil can rise above 100 dollars",
+        ),
+        ("Can aspirin prevent heart attacks?", "Aspirin can prevent heart attacks"),
+        ("Should I take vitamin D?", "I should take vitamin D"),
+        ("Can you take ibuprofen with food?", "You can take ibuprofen with food"),
+        (
+            "Would a slingshot be classified as artillery?",
+            "A slingshot would be classified as artillery",
+        ),
+        ("Has the Tamsen board named a new chief?", "The Tamsen board has named a new chief"),
         (
             "Is paracetamol more effective than placebo?",
             "Paracetamol is more effective than placebo",
