@@ -30,6 +30,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2, help="CPU threads per model")
     parser.add_argument("--data", type=Path, default=None, help="data folder (CONFLICTDESK_DATA)")
+    parser.add_argument("--tiers", choices=("fast", "cascade"), default="fast",
+                        help="NLI tiers of ask's analysis (as `ask --tiers`)")  # fmt: skip
     args = parser.parse_args(argv)
     settings = load_settings(threads=args.threads, device="cpu", data_dir=args.data)
     if settings.data_dir is None:
@@ -42,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         fresh = replace(settings, db_path=Path(tmp) / "ask.db")
         with Desk(fresh, load_backends=embedded_models) as desk:
             rows = ask_benchmark(desk, settings.data_dir, real=args.real, sizes=args.sizes,
-                                 queries=args.queries)  # fmt: skip
+                                 queries=args.queries, tiers=args.tiers)  # fmt: skip
     print(json.dumps(rows, indent=1))
     return 0
 

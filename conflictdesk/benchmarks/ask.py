@@ -80,13 +80,15 @@ def bench_queries(data: Path, count: int) -> list[str]:
             + ram[:: max(len(ram) // (count - half), 1)][: count - half])  # fmt: skip
 
 
-def time_ask(desk: Any, query: str, k: int) -> tuple[float, float, dict[str, float]]:
+def time_ask(
+    desk: Any, query: str, k: int, tiers: str = "fast"
+) -> tuple[float, float, dict[str, float]]:
     """Milliseconds of one `Desk.ask` with no judgment cache: wall, this process's CPU (all its
     threads) and each analysis stage's wall time."""
     from conflictdesk.app import AskRequest
 
     request = AskRequest(query, collection=COLLECTION, k=k, check_parametric=False,
-                         use_cache=False)  # fmt: skip
+                         use_cache=False, tiers=tiers)  # fmt: skip
     started, cpu = time.perf_counter(), time.process_time()
     outcome = desk.ask(request)
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
@@ -94,19 +96,19 @@ def time_ask(desk: Any, query: str, k: int) -> tuple[float, float, dict[str, flo
 
 
 def ask_benchmark(desk: Any, data: Path, *, real: int, sizes: Sequence[int], queries: int,
-                  k: int = 20) -> list[dict[str, Any]]:  # fmt: skip
+                  k: int = 20, tiers: str = "fast") -> list[dict[str, Any]]:  # fmt: skip
     """Median and p90 of `ask` at each size (one collection grown size by size), with the
     median CPU milliseconds and each stage's median, so a slow machine shows where time goes."""
     rows = []
     asked = bench_queries(data, queries)
     for size in sorted(sizes):
         collection = build_collection(desk, data, real, size)
-        time_ask(desk, "warm-up: which models load?", k)
-        runs = [time_ask(desk, q, k) for q in asked]
+        time_ask(desk, "warm-up: which models load?", k, tiers)
+        runs = [time_ask(desk, q, k, tiers) for q in asked]
         times = sorted(wall for wall, _, _ in runs)
         stages = {name: round(statistics.median(r[2].get(name, 0.0) for r in runs), 1)
                   for name in runs[0][2]}  # fmt: skip
-        rows.append({**collection, "queries": len(times), "k": k,
+        rows.append({**collection, "queries": len(times), "k": k, "tiers": tiers,
                      "median_ms": round(statistics.median(times), 1),
                      "p90_ms": round(times[max(int(0.9 * len(times)) - 1, 0)], 1),
                      "median_cpu_ms": round(statistics.median(cpu for _, cpu, _ in runs), 1),
