@@ -213,16 +213,9 @@ def build_analysis(
         for i, t in enumerate(texts)
     )
     passage_tags = tuple(
-        PassageTag(
-            i,
-            Tag(tag),
-            conf,
-            conf if tag == "support" else 0.0,
-            0.0,
-            conf if tag == "refute" else 0.0,
-            key_sentence=re.split(r"(?<=[.!?])\s+", texts[i])[0],
-            answer=answers.get(i),
-        )
+        PassageTag(i, Tag(tag), conf, conf if tag == "support" else 0.0, 0.0,
+                   conf if tag == "refute" else 0.0,
+                   key_sentence=re.split(r"(?<=[.!?])\s+", texts[i])[0], answer=answers.get(i))
         for i, (tag, conf) in enumerate(tags)
     )
     groups = clusters if clusters is not None else [[i] for i in range(len(texts))]
@@ -239,20 +232,16 @@ def build_analysis(
     return Analysis(
         query=query,
         passages=passages,
-        tagging=Tagging(
-            ClaimFrame(query, QueryForm.CLAIM, query, leading=leading), passage_tags, "fake"
-        ),
+        tagging=Tagging(ClaimFrame(query, QueryForm.CLAIM, query, leading=leading),
+                        passage_tags, "fake"),
         clusters=cluster_objs,
         score=score,
         packet=Packet(ids, "balanced" if score.kappa >= 0.5 else "relevance", score.kappa, {}),
         detection=PairDetection(pairs, 0.7, "fake"),
         verdict=ConflictVerdict(ConflictType(conflict_type), "hand-built", "rules"),
-        resolution=Resolution(
-            RULE_OF_TYPE[conflict_type],
-            tuple(ranking) if ranking is not None else ids,
-            "hand-built",
-            dates=dict(dates),
-        ),
+        resolution=Resolution(RULE_OF_TYPE[conflict_type],
+                              tuple(ranking) if ranking is not None else ids, "hand-built",
+                              dates=dict(dates)),
         methods={"tag": "fake"},
         timings={"tag": 1.0},
     )

@@ -30,13 +30,8 @@ async def test_opens_on_collections_for_an_empty_database(make_app):
 
 
 async def test_function_keys_switch_screens_even_from_a_text_box(make_app):
-    expected = {
-        "f1": CollectionsScreen,
-        "f3": ScoreScreen,
-        "f4": HistoryScreen,
-        "f5": ModelsScreen,
-        "f2": AskScreen,
-    }
+    expected = {"f1": CollectionsScreen, "f3": ScoreScreen, "f4": HistoryScreen,
+                "f5": ModelsScreen, "f2": AskScreen}
     async with make_app().run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         for key, screen_class in expected.items():

@@ -65,9 +65,7 @@ async def test_clusters_side_by_side_and_conflict_explained(make_app):
         assert screen.query_one("#ask-tabs", TabbedContent).active == "clusters"
         cards = list(screen.query(".cluster-card"))
         assert [card.border_title for card in cards][:2] == [
-            "Cluster 0 · support 0.95",
-            "Cluster 1 · refute 0.90",
-        ]
+            "Cluster 0 · support 0.95", "Cluster 1 · refute 0.90"]
         assert cards[0].region.y == cards[1].region.y and cards[0].region.x < cards[1].region.x
         screen.action_show_tab("evidence")
         screen.query_one("#support-list").focus()  # focus inside a pane, then switch
@@ -134,9 +132,7 @@ async def test_an_engine_error_is_shown_and_the_app_keeps_running(make_app, desk
         await settle(pilot)
         screen = pilot.app.screen
         error = text_of(screen, "#ask-error")
-        assert (
-            error == "ask failed: RuntimeError: the NLI model is missing: run scripts/build_nli.py"
-        )
+        assert error == "ask failed: RuntimeError: the NLI model is missing: run scripts/build_nli.py"
         assert screen.query_one(StageProgress).status == "failed"
         del desk.fail["ask"]
         await pilot.press("enter")  # asking again works

@@ -22,9 +22,7 @@ async def test_history_lists_runs_newest_first(make_app):
         screen = await open_screen(pilot, "f4")
         table = screen.query_one("#history-table", DataTable)
         assert [table.get_row_at(i)[:2] for i in range(table.row_count)] == [
-            [2, "score"],
-            [1, "ask"],
-        ]
+            [2, "score"], [1, "ask"]]
 
 
 async def test_reopening_an_ask_renders_it_without_asking_again(make_app, desk):
@@ -69,10 +67,7 @@ async def test_models_lists_entries_stages_and_device(make_app):
         models = screen.query_one("#models-table", DataTable)
         rows = [models.get_row_at(i) for i in range(models.row_count)]
         assert [(r[0], str(r[2])) for r in rows] == [
-            ("embedder", "present"),
-            ("nli", "present"),
-            ("pair", "missing"),
-        ]
+            ("embedder", "present"), ("nli", "present"), ("pair", "missing")]
         stages = screen.query_one("#stages-table", DataTable)
         assert stages.get_row_at(2) == ["type", "llm:qwen", "yes"]
         summary = str(screen.query_one("#models-summary").render())

@@ -21,7 +21,6 @@ def app(**kwargs) -> ConflictDeskApp:
 
 def after(*keys: str, tab: str | None = None):
     """A run_before that lets the app settle, presses `keys`, then settles again."""
-
     async def run_before(pilot) -> None:
         await settle(pilot)
         if keys:
@@ -30,7 +29,6 @@ def after(*keys: str, tab: str | None = None):
         if tab:
             pilot.app.screen.action_show_tab(tab)
             await pilot.pause()
-
     return run_before
 
 
@@ -68,11 +66,8 @@ def test_ask_streaming_midway(snap_compare):
         await pilot.pause()
 
     try:
-        assert snap_compare(
-            ConflictDeskApp(engine=desk, cursor_blink=False),
-            terminal_size=(80, 24),
-            run_before=run_before,
-        )
+        assert snap_compare(ConflictDeskApp(engine=desk, cursor_blink=False),
+                            terminal_size=(80, 24), run_before=run_before)
     finally:
         desk.gate.set()
 
@@ -83,9 +78,8 @@ def test_collections(snap_compare, size):
 
 
 def test_document_view(snap_compare):
-    assert snap_compare(
-        app(), terminal_size=(80, 24), run_before=after("f1", "enter", "enter", "down", "enter")
-    )
+    assert snap_compare(app(), terminal_size=(80, 24),
+                        run_before=after("f1", "enter", "enter", "down", "enter"))
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -118,9 +112,8 @@ def test_models(snap_compare, size):
 
 
 def test_light_theme(snap_compare):
-    assert snap_compare(
-        app(), terminal_size=(80, 24), run_before=after(*"dose?", "enter", "ctrl+t")
-    )
+    assert snap_compare(app(), terminal_size=(80, 24),
+                        run_before=after(*"dose?", "enter", "ctrl+t"))
 
 
 def test_import_dialog(snap_compare):

@@ -24,9 +24,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 def test_ingest_search_collections_json(tmp_path, capsys):
     db = str(tmp_path / "c.db")
-    code, out, err = run(
-        capsys, "ingest", str(EXAMPLES), "-c", "ex", "--no-embed", "--db", db, "--json"
-    )
+    code, out, err = run(capsys, "ingest", str(EXAMPLES), "-c", "ex", "--no-embed", "--db", db, "--json")
     assert code == 0, err
     summary = json.loads(out)
     assert summary["documents_added"] == 15 and summary["failed"] == 0
@@ -36,35 +34,19 @@ def test_ingest_search_collections_json(tmp_path, capsys):
     (row,) = [json.loads(line) for line in out.splitlines()]
     assert (row["name"], row["documents"], row["passages"]) == ("ex", 15, summary["passages_added"])
 
-    code, out, _ = run(
-        capsys,
-        "search",
-        "Who is the chief executive of Orvane?",
-        "-c",
-        "ex",
-        "-k",
-        "3",
-        "--lexical-only",
-        "--db",
-        db,
-        "--json",
-    )
+    code, out, _ = run(capsys, "search", "Who is the chief executive of Orvane?", "-c", "ex",
+                       "-k", "3", "--lexical-only", "--db", db, "--json")
     assert code == 0
     result = json.loads(out)
     assert result["method"]["dense"] == "none"
-    assert [("Orvane" in r["text"], r["bm25_rank"]) for r in result["results"]] == [
-        (True, 1),
-        (True, 2),
-    ]
+    assert [("Orvane" in r["text"], r["bm25_rank"]) for r in result["results"]] == [(True, 1), (True, 2)]
     top = result["results"][0]
     assert set(top) >= {"id", "document_id", "title", "date", "source", "relevance", "text"}
 
 
 def test_human_output(tmp_path, capsys):
     db = str(tmp_path / "c.db")
-    code, out, _ = run(
-        capsys, "ingest", str(EXAMPLES / "ysolde_facts.csv"), "-c", "m", "--no-embed", "--db", db
-    )
+    code, out, _ = run(capsys, "ingest", str(EXAMPLES / "ysolde_facts.csv"), "-c", "m", "--no-embed", "--db", db)
     assert code == 0 and out.startswith("m: 1 file(s), 3 document(s) added")
     code, out, _ = run(capsys, "search", "Ysolde", "-c", "m", "--lexical-only", "--db", db)
     assert code == 0 and out.lstrip().startswith("1. [")
@@ -75,21 +57,10 @@ def test_human_output(tmp_path, capsys):
 def test_partial_failure_exit_1_with_one_line_per_file(tmp_path, capsys):
     (tmp_path / "good.txt").write_text("fine text")
     (tmp_path / "bad.txt").write_bytes(b"\x00\x00")
-    code, out, err = run(
-        capsys,
-        "ingest",
-        str(tmp_path / "good.txt"),
-        str(tmp_path / "bad.txt"),
-        "-c",
-        "x",
-        "--no-embed",
-        "--db",
-        str(tmp_path / "c.db"),
-    )
+    code, out, err = run(capsys, "ingest", str(tmp_path / "good.txt"), str(tmp_path / "bad.txt"),
+                         "-c", "x", "--no-embed", "--db", str(tmp_path / "c.db"))
     assert code == 1
-    assert err.splitlines() == [
-        f"conflictdesk: {tmp_path / 'bad.txt'}: binary file (NUL bytes), not text"
-    ]
+    assert err.splitlines() == [f"conflictdesk: {tmp_path / 'bad.txt'}: binary file (NUL bytes), not text"]
     assert "1 document(s) added" in out and "1 failed" in out
 
 
@@ -97,24 +68,10 @@ def test_usage_errors_exit_2(tmp_path, capsys):
     db = str(tmp_path / "c.db")
     assert run(capsys, "ingest", str(tmp_path), "--db", db)[0] == 2  # no --collection
     assert run(capsys, "search", "x", "-c", "x", "-k", "0", "--lexical-only", "--db", db)[0] == 2
-    code, _, err = run(
-        capsys, "search", "x", "-c", "x", "--lexical-only", "--db", str(tmp_path / "none.db")
-    )
+    code, _, err = run(capsys, "search", "x", "-c", "x", "--lexical-only", "--db", str(tmp_path / "none.db"))
     assert code == 2 and "no database" in err
-    code, _, err = run(
-        capsys,
-        "ingest",
-        str(tmp_path),
-        "-c",
-        "x",
-        "--words",
-        "5",
-        "--overlap",
-        "9",
-        "--no-embed",
-        "--db",
-        db,
-    )
+    code, _, err = run(capsys, "ingest", str(tmp_path), "-c", "x", "--words", "5", "--overlap", "9",
+                       "--no-embed", "--db", db)
     assert code == 2 and "--overlap" in err
 
 

@@ -36,35 +36,21 @@ def engine_modules() -> list[str]:
     for package in (conflictdesk, conflictdesk.store):
         prefix = package.__name__ + "."
         names += [info.name for info in pkgutil.walk_packages(package.__path__, prefix)]
-    return sorted(
-        {
-            name
-            for name in names
-            if not name.startswith(UI_MODULES) and not name.endswith(".__main__")
-        }
-    )
+    return sorted({name for name in names
+                   if not name.startswith(UI_MODULES) and not name.endswith(".__main__")})
 
 
 def probe(modules: list[str]) -> list[dict]:
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE, *modules],
-        capture_output=True,
-        check=False,
-        text=True,
-        timeout=300,
-        cwd=Path(conflictdesk.__file__).parents[1],
-    )
+    out = subprocess.run([sys.executable, "-c", PROBE, *modules], capture_output=True, check=False,
+                         text=True, timeout=300, cwd=Path(conflictdesk.__file__).parents[1])
     assert out.returncode == 0, out.stderr[-2000:]
     return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
 
 
 def test_every_engine_and_store_module_imports_without_textual():
     modules = engine_modules()
-    assert {
-        "conflictdesk.analysis.pipeline",
-        "conflictdesk.store.database",
-        "conflictdesk.cli.ask",
-    } <= set(modules)
+    assert {"conflictdesk.analysis.pipeline", "conflictdesk.store.database",
+            "conflictdesk.cli.ask"} <= set(modules)
     results = probe(modules)
     assert [r["module"] for r in results] == modules
     first = next((r["module"] for r in results if r["textual"]), None)

@@ -18,10 +18,8 @@ def minimal_pdf(text: str, title: str = "A PDF", date: str = "D:20230405120000")
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        (
-            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
-            b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>"
-        ),
+        (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+        b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>"),
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
         b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
         f"<< /Title ({title}) /CreationDate ({date}) >>".encode(),
@@ -36,9 +34,7 @@ def minimal_pdf(text: str, title: str = "A PDF", date: str = "D:20230405120000")
     for off in offsets:
         out += b"%010d 00000 n \n" % off
     out += b"trailer\n<< /Size %d /Root 1 0 R /Info 6 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
+        len(objects) + 1, xref)
     return bytes(out)
 
 
@@ -56,7 +52,7 @@ def test_txt(tmp_path):
 
 
 def test_markdown_front_matter(tmp_path):
-    text = '---\ntitle: "Dosing note"\ndate: 2022-10-15\nauthor: K. Pharma\n---\n# Heading\n\nBody text.'
+    text = "---\ntitle: \"Dosing note\"\ndate: 2022-10-15\nauthor: K. Pharma\n---\n# Heading\n\nBody text."
     (doc,) = read_file(write(tmp_path, "n.md", text)).documents
     assert doc.title == "Dosing note"
     assert doc.date == "2022-10-15"
@@ -65,9 +61,7 @@ def test_markdown_front_matter(tmp_path):
 
 
 def test_markdown_title_from_heading_and_unparsed_date_kept(tmp_path):
-    (doc,) = read_file(
-        write(tmp_path, "n.md", "---\ndate: someday\n---\n# The Title\n\nx")
-    ).documents
+    (doc,) = read_file(write(tmp_path, "n.md", "---\ndate: someday\n---\n# The Title\n\nx")).documents
     assert doc.title == "The Title"
     assert doc.date is None and doc.metadata["date_raw"] == "someday"
 
@@ -96,12 +90,7 @@ def test_html_time_element_date():
 def test_json_object_list_and_documents_key(tmp_path):
     obj = {"text": "One.", "title": "T", "date": "2024-01-22", "url": "https://x", "tags": ["a"]}
     (doc,) = read_file(write(tmp_path, "o.json", json.dumps(obj))).documents
-    assert (doc.title, doc.date, doc.url, doc.metadata) == (
-        "T",
-        "2024-01-22",
-        "https://x",
-        {"tags": ["a"]},
-    )
+    assert (doc.title, doc.date, doc.url, doc.metadata) == ("T", "2024-01-22", "https://x", {"tags": ["a"]})
     r = read_file(write(tmp_path, "l.json", json.dumps([{"text": "a"}, "b", {"title": "no text"}])))
     assert [d.text for d in r.documents] == ["a", "b"]
     assert r.errors == ["record 3: record without text"]
@@ -123,12 +112,7 @@ def test_csv(tmp_path):
     csv_text = 'Title,Date,TEXT,extra\nA,2020-07-01,"Para one, with comma.",e1\nB,,,e2\n'
     r = read_file(write(tmp_path, "t.csv", csv_text))
     (doc,) = r.documents
-    assert (doc.title, doc.date, doc.text, doc.metadata) == (
-        "A",
-        "2020-07-01",
-        "Para one, with comma.",
-        {"extra": "e1"},
-    )
+    assert (doc.title, doc.date, doc.text, doc.metadata) == ("A", "2020-07-01", "Para one, with comma.", {"extra": "e1"})
     assert r.errors == ["row 3: record without text"]
 
 
@@ -191,23 +175,11 @@ def test_discover_walks_folders_and_flags_named_problems(tmp_path):
 
 @pytest.mark.parametrize(
     ("raw", "iso"),
-    [
-        ("2021-03-04", "2021-03-04"),
-        ("2021/3/4", "2021-03-04"),
-        ("2021-03", "2021-03"),
-        ("2021", "2021"),
-        (2019, "2019"),
-        ("2021-03-04T10:00:00Z", "2021-03-04"),
-        ("D:20230405120000+01'00'", "2023-04-05"),
-        ("4 March 2021", "2021-03-04"),
-        ("Sept 2020", "2020-09"),
-        ("March 4th, 2021", "2021-03-04"),
-        ("2021-02-30", None),
-        ("soon", None),
-        ("", None),
-        (None, None),
-        (True, None),
-    ],
+    [("2021-03-04", "2021-03-04"), ("2021/3/4", "2021-03-04"), ("2021-03", "2021-03"),
+     ("2021", "2021"), (2019, "2019"), ("2021-03-04T10:00:00Z", "2021-03-04"),
+     ("D:20230405120000+01'00'", "2023-04-05"), ("4 March 2021", "2021-03-04"),
+     ("Sept 2020", "2020-09"), ("March 4th, 2021", "2021-03-04"), ("2021-02-30", None),
+     ("soon", None), ("", None), (None, None), (True, None)],
 )
 def test_normalise_date(raw, iso):
     assert normalise_date(raw) == iso
