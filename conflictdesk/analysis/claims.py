@@ -133,21 +133,20 @@ def declarative(query: str) -> str:
     else:
         split = _subject_end(rest, copula=aux in _COPULAS)
         if aux not in _COPULAS:
-            verb = _verb_index(rest, split)
-            split = verb if verb else split
+            split = _verb_index(rest) or split
         clause = rest[:split] + [aux] + rest[split:]
     sentence = " ".join(clause)
     return sentence[:1].upper() + sentence[1:]
 
 
-def _verb_index(rest: list[str], start: int) -> int:
-    """After a modal or "has": where the main verb starts, or 0 to keep `start` (the
-    capitalised-run split). A personal pronoun is the whole subject; "be" or "have" within
+def _verb_index(rest: list[str]) -> int:
+    """After a modal or "has": where the main verb starts, or 0 to keep the capitalised-run
+    split. A personal pronoun is the whole subject; "be" or "have" within
     `_MAX_SUBJECT_WORDS` is the verb; a subject led by a determiner or a possessive ends
     before the word preceding the first object opener (`_OBJECT_OPENERS`) in that window;
     without one, a determiner-led subject ends after its head (the determiner and the
-    capitalised words after it, or the next word when there are none, and an "of" phrase). Bare names and nouns keep
-    `start`."""
+    capitalised words after it, or the next word when there are none, and an "of" phrase).
+    Bare names and nouns keep the capitalised-run split."""
     if rest and rest[0].lower() in _PRONOUNS:
         return 1
     window = range(1, min(len(rest), _MAX_SUBJECT_WORDS))

@@ -15,6 +15,7 @@ from conflictdesk.app.ingest import IngestReport, ingest_paths
 from conflictdesk.app.models_report import add_model, add_server, models_report
 from conflictdesk.app.scoring import ScoringOptions, ScoringUseCases
 from conflictdesk.app.wire import (
+    ASK_TIERS,
     AskOutcome,
     AskRequest,
     Cancelled,
@@ -258,6 +259,8 @@ def answer_retrieval(
     """Analyse retrieved passages and answer: (analysis, answer, batch record). The stored
     vectors and the query vector go to the analysis, so nothing stored is embedded again."""
     emit = emit or (lambda stage, value: None)
+    if request.tiers not in ASK_TIERS:
+        raise UsageError(f"tiers must be one of {', '.join(ASK_TIERS)}, not {request.tiers!r}")
     options = AnalysisOptions(cancel=cancel, ranker=request.ranker, verdict=request.verdict,
                               cascade=request.tiers == "cascade")  # fmt: skip
     try:

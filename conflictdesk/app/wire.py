@@ -25,6 +25,9 @@ def _known(cls: type, value: Json) -> Json:
     return {k: v for k, v in value.items() if k in names}
 
 
+ASK_TIERS = ("fast", "cascade")  # NLI of ask's analysis: the MiniLM alone, or the cascade
+
+
 @dataclass(frozen=True)
 class AskRequest:
     """One question: retrieved from `collection` (top `k`), or answered from inline `documents`

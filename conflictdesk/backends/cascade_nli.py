@@ -17,13 +17,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from conflictdesk.backends.base import NLI
+from conflictdesk.config import NLI_RULES
 from conflictdesk.types import NLIScores
 
 BANDS = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.98, 1.01)
 # The band chosen is the lowest whose development accuracy is within this of the best band's:
 # the cheapest cascade that keeps (nearly) all of the accurate model's gain.
 BAND_TOLERANCE = 0.005
-RULES = ("replace", "geometric")
+RULES = NLI_RULES  # what an unsettled pair gets (module docstring); the settings check it too
 
 
 def cascade_model_id(fast_id: str, accurate_id: str, band: float, rule: str = "replace") -> str:
@@ -55,25 +56,31 @@ class CascadeNLI:
         scores = list(self.fast.classify(pairs))
         unsure = [i for i, s in enumerate(scores) if top_probability(s) < self.band]
         if unsure:
-            for i, accurate in zip(unsure, self.accurate.classify([pairs[i] for i in unsure])):
-                scores[i] = accurate if self.rule == "replace" else geometric(scores[i], accurate)
+            second = self.accurate.classify([pairs[i] for i in unsure])
+            combined = second_tier(_matrix([scores[i] for i in unsure]), _matrix(second), self.rule)
+            for i, row in zip(unsure, combined, strict=True):
+                scores[i] = NLIScores(*(float(x) for x in row))
         with self._lock:
             self.routed["fast"] += len(scores) - len(unsure)
             self.routed["accurate"] += len(unsure)
         return scores
 
 
-def geometric(fast: NLIScores, accurate: NLIScores) -> NLIScores:
-    """The normalised geometric mean of two tiers' probabilities."""
-    both = np.sqrt(np.asarray(_triple(fast)) * np.asarray(_triple(accurate)))
-    total = float(both.sum())
-    if total <= 0.0:  # the tiers rule out every label between them: fall back to their mean
-        both, total = (np.asarray(_triple(fast)) + np.asarray(_triple(accurate))) / 2, 1.0
-    return NLIScores(*(float(x) / total for x in both))
+def second_tier(fast: np.ndarray, accurate: np.ndarray, rule: str) -> np.ndarray:
+    """What the unsettled pairs get under `rule`, from both tiers' probabilities [N, 3]:
+    the accurate tier's (`replace`) or the normalised geometric mean (`geometric`; a row whose
+    tiers rule out every label between them gets their arithmetic mean)."""
+    if rule == "replace":
+        return accurate
+    both = np.sqrt(fast * accurate)
+    total = both.sum(1, keepdims=True)
+    return np.where(total > 0, both / np.where(total > 0, total, 1.0), (fast + accurate) / 2)
 
 
-def _triple(scores: NLIScores) -> tuple[float, float, float]:
-    return scores.entailment, scores.neutral, scores.contradiction
+def _matrix(scores: Sequence[NLIScores]) -> np.ndarray:
+    return np.array(
+        [[s.entailment, s.neutral, s.contradiction] for s in scores], dtype=np.float64
+    ).reshape(-1, 3)
 
 
 def top_probability(scores: NLIScores) -> float:
@@ -85,9 +92,7 @@ def band_table(
 ) -> list[dict]:
     """Per candidate band: the share of pairs the accurate tier labels and the cascade's
     accuracy under `rule` (probabilities [N, 3] in the same label order as `labels`)."""
-    if rule == "geometric":
-        accurate = np.sqrt(fast * accurate)
-    fast_pred, accurate_pred = fast.argmax(1), accurate.argmax(1)
+    fast_pred, accurate_pred = fast.argmax(1), second_tier(fast, accurate, rule).argmax(1)
     rows = []
     for band in BANDS:
         escalated = fast.max(1) < band

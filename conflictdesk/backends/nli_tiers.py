@@ -7,10 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from conflictdesk.backends.cascade_nli import CascadeNLI, cascade_model_id
+from conflictdesk.backends.cascade_nli import RULES, CascadeNLI, cascade_model_id
 from conflictdesk.backends.manifest import Manifest, ModelEntry
 from conflictdesk.backends.verification import verify_entry
 from conflictdesk.config import Config
+from conflictdesk.errors import ModelIntegrityError
 
 ROLE = "nli-accurate"  # the manifest role of the cascade's second tier
 BUILD_HINT = "train and export it: scripts/train_nli_mpnet.py (docs/model_report.md, 'MPNet tier')"
@@ -30,7 +31,13 @@ def accurate_tier(config: Config, manifest: Manifest) -> tuple[ModelEntry | None
 def cascade_rule(config: Config, entry: ModelEntry) -> str:
     """The rule in force: the `nli_rule` setting, else the one stored with the MPNet entry
     (`cascade_rule`), else `replace`."""
-    return config.nli_rule or str((entry.extra or {}).get("cascade_rule", "replace"))
+    rule = config.nli_rule or str((entry.extra or {}).get("cascade_rule", "replace"))
+    if rule not in RULES:
+        raise ModelIntegrityError(
+            f"{entry.name}: unknown cascade_rule {rule!r} in the manifest (known: "
+            f"{', '.join(RULES)}); {BUILD_HINT}"
+        )
+    return rule
 
 
 def nli_tier(config: Config, manifest: Manifest, fast_id: str | None) -> tuple[str | None, str]:

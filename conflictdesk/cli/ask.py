@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from conflictdesk.app import AskRequest, Desk, ray_batch
+from conflictdesk.app.wire import ASK_TIERS
 from conflictdesk.cli import common
 from conflictdesk.errors import ConflictDeskError, InputError, UsageError
 from conflictdesk.terminal import safe
@@ -76,7 +77,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--tiers",
-        choices=("fast", "cascade"),
+        choices=ASK_TIERS,
         default="fast",
         help="NLI tiers that tag passages and judge pairs: the MiniLM alone (default) or the "
         "labelling cascade with the MPNet tier (opt-in: no better on ask's development sets "

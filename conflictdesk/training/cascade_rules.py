@@ -7,42 +7,47 @@ The tiers' probabilities are kept in a JSON file, so a rerun of the report reads
 from __future__ import annotations
 
 import json
+import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from conflictdesk.backends.cascade_nli import RULES
+from conflictdesk.backends.cascade_nli import RULES, second_tier
 from conflictdesk.training.nli_compare import BINARY_SETS, comparison_sets, load_model
 
 REPORT_BANDS = (0.6, 0.7, 0.8, 0.9, 1.01)
 
 
 def tier_probabilities(path: Path, fast: str, accurate: str, limit: int, seed: int,
-                       threads: int) -> dict:  # fmt: skip
+                       threads: int, log=None) -> dict:  # fmt: skip
     """{set: {"gold", "fast", "accurate"}}: read from `path`, else computed and saved there
-    set by set (a killed run resumes at the set it was on)."""
+    set by set, atomically (a killed run resumes at the set it was on); `log` gets a line
+    per set."""
+    log = log or (lambda message: print(message, file=sys.stderr, flush=True))
     store: dict = json.loads(path.read_text("utf-8")) if path.exists() else {}
     models = None
-    for split, rows in comparison_sets(limit, seed).items():
+    sets = comparison_sets(limit, seed)
+    for n, (split, rows) in enumerate(sets.items(), 1):
         if split in store:
             continue
+        log(f"  [{n}/{len(sets)}] {split}: {len(rows)} rows through both tiers")
         models = models or (load_model(fast, threads), load_model(accurate, threads))
         pairs = [(r.premise, r.hypothesis) for r in rows]
         probs = [[[s.entailment, s.neutral, s.contradiction] for s in m.classify(pairs)]
                  for m in models]  # fmt: skip
         store[split] = {"gold": [r.label for r in rows], "fast": probs[0], "accurate": probs[1]}
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(store), "utf-8")
+        partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        partial.write_text(json.dumps(store), "utf-8")
+        partial.replace(path)
     return store
 
 
 def combine(fast: np.ndarray, accurate: np.ndarray, band: float, rule: str) -> np.ndarray:
     """The cascade's probabilities (as CascadeNLI gives them) from both tiers' [N, 3]."""
-    if rule == "geometric":
-        both = np.sqrt(fast * accurate)
-        accurate = both / both.sum(1, keepdims=True)
-    return np.where((fast.max(1) < band)[:, None], accurate, fast)
+    return np.where((fast.max(1) < band)[:, None], second_tier(fast, accurate, rule), fast)
 
 
 def accuracy(split: str, gold: Sequence[int], probs: np.ndarray) -> float:

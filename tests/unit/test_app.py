@@ -157,3 +157,10 @@ def test_scoring_options_reject_an_unknown_verdict():
     assert ScoringOptions(verdict="model").verdict == "model"
     with pytest.raises(UsageError, match="--verdict"):
         ScoringOptions(verdict="vote")
+
+
+def test_ask_with_unknown_tiers_is_a_usage_error_and_stores_nothing(desk):
+    documents = (Passage(0, "Mount Ysolde is 2,310 metres tall.", 0),)
+    with pytest.raises(UsageError, match="tiers must be one of fast, cascade"):
+        desk.ask(AskRequest("How tall is Mount Ysolde?", documents=documents, tiers="slow"))
+    assert desk.history() == []

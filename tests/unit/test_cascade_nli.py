@@ -201,3 +201,23 @@ def test_the_rule_comes_from_the_manifest_entry_and_the_setting_overrides_it(mod
     ).nli_rule == ("geometric")
     with pytest.raises(UsageError, match="nli_rule"):
         load_config(models / "none.toml", env={"CONFLICTDESK_NLI_RULE": "average"})
+
+
+def test_second_tier_falls_back_to_the_mean_when_the_tiers_rule_out_every_label():
+    from conflictdesk.backends.cascade_nli import second_tier
+
+    fast = np.array([[1.0, 0.0, 0.0], [0.5, 0.3, 0.2]])
+    accurate = np.array([[0.0, 1.0, 0.0], [0.1, 0.1, 0.8]])
+    out = second_tier(fast, accurate, "geometric")
+    assert out[0] == pytest.approx([0.5, 0.5, 0.0])  # sqrt products all 0: the mean
+    assert out[1] == pytest.approx([0.2806, 0.2174, 0.5020], abs=1e-4)
+    assert second_tier(fast, accurate, "replace") is accurate
+
+
+def test_an_unknown_stored_rule_is_refused_with_the_rebuild_hint(models):
+    from conflictdesk.errors import ModelIntegrityError
+
+    placeholder(models, "mpnet", ROLE, {"model_int8.onnx": b"onnx"}, cascade_band=0.85,
+                cascade_rule="median")  # fmt: skip
+    with pytest.raises(ModelIntegrityError, match="unknown cascade_rule 'median'"):
+        capabilities(Config(models_dir=models))

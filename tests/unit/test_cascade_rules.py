@@ -36,3 +36,29 @@ def test_rule_table_on_a_worked_example():
     assert row == pytest.approx({"fast": 1 / 3, "replace@0.9": 1.0, "geometric@0.9": 2 / 3})
     assert table["worst_vs_fast"]["replace@0.9"] == pytest.approx(2 / 3)
     assert table["mean"] == pytest.approx(row)
+
+
+def test_tier_probabilities_resume_from_the_file_and_log_each_set(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from conflictdesk.training import cascade_rules
+
+    rows = [SimpleNamespace(premise="p", hypothesis="h", label=0)]
+    monkeypatch.setattr(
+        cascade_rules, "comparison_sets", lambda limit, seed: {"a": rows, "b": rows}
+    )
+    loaded = []
+
+    def load_model(spec, threads):
+        loaded.append(spec)
+        return FakeNLI()
+
+    monkeypatch.setattr(cascade_rules, "load_model", load_model)
+    path = tmp_path / "probs.json"
+    path.write_text('{"a": {"gold": [0], "fast": [[1, 0, 0]], "accurate": [[1, 0, 0]]}}')
+    lines = []
+    store = cascade_rules.tier_probabilities(path, "f", "a", 1, 42, 1, log=lines.append)
+    assert set(store) == {"a", "b"} and lines == ["  [2/2] b: 1 rows through both tiers"]
+    assert loaded == ["f", "a"] and not list(tmp_path.glob("*.tmp"))
+    again = cascade_rules.tier_probabilities(path, "f", "a", 1, 42, 1, log=lines.append)
+    assert again == store and loaded == ["f", "a"]  # nothing left to compute: no model loaded
