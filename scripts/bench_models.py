@@ -16,6 +16,7 @@ from pathlib import Path
 from conflictdesk.app import load_settings, verified_backends
 from conflictdesk.benchmarks.llm import llama_rates
 from conflictdesk.benchmarks.models import embedder_rate, models_benchmark
+from conflictdesk.cpu import machine
 from conflictdesk.training.artefacts import smollm2_gguf
 
 
@@ -31,7 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     settings = load_settings(threads=args.threads, device="cpu")
     backends = verified_backends(settings, ("nli", "embedder"))
-    results = {**models_benchmark(backends, args.threads, args.repeats),
+    results = {"machine": machine(), **models_benchmark(backends, args.threads, args.repeats),
                "embedder": embedder_rate(backends, args.repeats)}  # fmt: skip
     gguf = args.gguf or smollm2_gguf()
     if gguf is not None:

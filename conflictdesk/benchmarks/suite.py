@@ -15,6 +15,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from conflictdesk.cpu import machine
+
 PARTS = ("ingest", "search", "ask", "models", "scoring", "cli")
 
 
@@ -55,7 +57,7 @@ def run_suite(options: SuiteOptions) -> dict[str, Any]:
 
     settings = load_settings(threads=options.threads, device="cpu", data_dir=options.data_dir)
     summary: dict[str, Any] = {"quick": options.quick, "threads": options.threads,
-                               "repeats": options.repeats}  # fmt: skip
+                               "repeats": options.repeats, "machine": machine()}  # fmt: skip
     # each part's 1-minute load average before and after it: how shared the machine was
     loads: dict[str, list[float]] = summary.setdefault("load_average", {})
     with tempfile.TemporaryDirectory() as tmp:

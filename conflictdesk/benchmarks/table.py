@@ -109,8 +109,20 @@ def figures_table(summary: dict[str, Any]) -> str:
         )
     mode = "quick sizes" if summary.get("quick") else "full sizes"
     lines = [(f"Measured by {COMMAND} ({mode}, {summary.get('threads')} threads, medians of "
-             f"{summary.get('repeats')}):"), "", "| what | figure |", "|---|---|"]  # fmt: skip
+             f"{summary.get('repeats')}{_machine_note(summary.get('machine'))}):"), "",
+             "| what | figure |", "|---|---|"]  # fmt: skip
     return "\n".join(lines + [f"| {what} | {figure} |" for what, figure in rows])
+
+
+def _machine_note(machine: Any) -> str:
+    """ "; on a 2-core x86_64 CPU with avx2, avx512_vnni": the int8 speeds depend on it."""
+    if not isinstance(machine, dict):
+        return ""
+    flags = [f for f in machine.get("cpu_flags", []) if f in ("avx2", "avx512f", "avx512_vnni")]
+    return (
+        f"; on a {machine.get('cores')}-core {machine.get('arch')} CPU with "
+        f"{', '.join(flags) or 'no AVX2'}"
+    )
 
 
 def replace_table(readme: str, table: str) -> str:

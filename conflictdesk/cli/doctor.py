@@ -22,6 +22,7 @@ from conflictdesk.cli.common import (
     config_from_args,
     write_json,
 )
+from conflictdesk.cpu import cpu_features
 from conflictdesk.errors import ConflictDeskError
 
 EXAMPLES = """examples:
@@ -29,7 +30,6 @@ EXAMPLES = """examples:
   conflictdesk doctor --json
   conflictdesk doctor --db ~/review/cases.db --llm ~/models/qwen.gguf
 """
-CPU_FLAGS = ("avx", "avx2", "fma", "f16c", "avx512f", "avx512_vnni", "amx_tile", "neon", "asimd")
 
 
 @dataclass(frozen=True)
@@ -54,19 +54,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="folder holding manifest.json (default: $CONFLICTDESK_MODELS or models/)")  # fmt: skip
     add_json_argument(parser)
     parser.set_defaults(func=run)
-
-
-def cpu_features() -> list[str]:
-    """The instruction-set flags of CPU_FLAGS this CPU reports (Linux /proc/cpuinfo)."""
-    try:
-        text = Path("/proc/cpuinfo").read_text("utf-8", errors="replace")
-    except OSError:
-        return []
-    flags = set()
-    for line in text.splitlines():
-        if line.lower().startswith(("flags", "features")):
-            flags.update(line.split(":", 1)[-1].split())
-    return [flag for flag in CPU_FLAGS if flag in flags]
 
 
 def check_cpu() -> Check:

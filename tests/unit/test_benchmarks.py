@@ -67,6 +67,7 @@ def test_suite_without_data_says_what_was_not_measured(tmp_path, monkeypatch):
     monkeypatch.delenv("CONFLICTDESK_DATA", raising=False)
     summary = run_suite(SuiteOptions(quick=True, repeats=1, parts=("scoring",)))
     assert "not_measured" in summary["scoring"]
+    assert summary["machine"]["cores"] >= 1
     before, after = summary["load_average"]["scoring"]
     assert before >= 0 and after >= 0
     json.dumps(summary)
@@ -84,6 +85,24 @@ def test_table_rows_come_from_the_summary():
     assert row in figures_table({**SUMMARY, "models": models})
     assert "30.0 passages per CPU-second (90%)" in table  # ingest's 27.0 beside the embedder's
     assert "74.0 passages/s on 2 cores: 1.835 G int8 MACs/passage at 80.0 G/CPU-s" in table
+
+
+def test_table_names_the_cpu_the_int8_speeds_were_measured_on():
+    machine = {"arch": "x86_64", "cores": 2, "cpu_flags": ["avx", "avx2", "avx512f", "avx512_vnni"]}
+    table = figures_table({**SUMMARY, "machine": machine})
+    assert "on a 2-core x86_64 CPU with avx2, avx512f, avx512_vnni)" in table
+    assert "CPU with" not in figures_table(SUMMARY)
+
+
+def test_machine_record_reads_cpuinfo_flags(tmp_path):
+    from conflictdesk.cpu import cpu_features, machine
+
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nflags\t\t: fpu sse avx avx2 fma\n", "utf-8")
+    assert cpu_features(cpuinfo) == ["avx", "avx2", "fma"]
+    assert cpu_features(tmp_path / "absent") == []
+    record = machine()
+    assert record["cores"] >= 1 and isinstance(record["cpu_flags"], list)
 
 
 @pytest.mark.parametrize("readme", ["# Title\n", f"# T\n\n{BEGIN}\nold\n{END}\n\nafter\n"])
