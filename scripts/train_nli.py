@@ -107,6 +107,11 @@ def training_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--eval-every", type=int, default=1500)
     parser.add_argument("--ckpt-every", type=int, default=300)
     parser.add_argument("--fresh", action="store_true", help="ignore an existing checkpoint")
+    parser.add_argument("--teacher", default="",
+                        help="distil: an exported NLI folder (e.g. models/nli_mpnet) whose "
+                             "probabilities are soft targets (nli_distil.py)")  # fmt: skip
+    parser.add_argument("--distil-weight", type=float, default=0.5,
+                        help="share of the teacher's cross-entropy in the loss")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -214,6 +214,13 @@ class Run:
         tok = tokenizer(args.max_length)
         self.encoded, self.held = encode(tok, rows.train), encode(tok, rows.held)
         self.labels = torch.tensor([r.label for r in rows.train])
+        self.soft = None
+        if getattr(args, "teacher", ""):
+            from conflictdesk.training.nli_distil import teacher_probabilities
+
+            probs = teacher_probabilities(rows.train, Path(args.teacher), self.work, args.threads,
+                                          log=lambda event: log(self.work, event))  # fmt: skip
+            self.soft = torch.from_numpy(probs)
         self.held_labels = np.array([r.label for r in rows.held])
         self.held_groups = np.array([heldout_group(r.source) for r in rows.held])
         self.lengths = [len(e[0]) for e in self.encoded]
@@ -275,7 +282,13 @@ class Run:
         ids, types, mask = collate(self.encoded, index)
         with autocast(self.args.bf16):
             logits = self.model(ids, types, mask)
-        loss = loss_fn(logits.float(), self.labels[index])
+        if self.soft is None:
+            loss = loss_fn(logits.float(), self.labels[index])
+        else:
+            from conflictdesk.training.nli_distil import distillation_loss
+
+            loss = distillation_loss(logits.float(), self.labels[index], self.soft[index],
+                                     self.args.distil_weight)  # fmt: skip
         self.apply(loss)
         return loss.item()
 
