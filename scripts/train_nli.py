@@ -58,6 +58,23 @@ REBUILD = (
 )
 
 
+DISTILLED_FROM = "dc5151e"  # its models/nli (the continuation) and models/nli_mpnet (teacher)
+DISTILLATION = (
+    "--distil-weight 0.5 --extra conflictqa=8000,fever=0,fm2=0,wice=0,tracie=0 --extra-held 300 "
+    "--held-limit 1200 --replay 20000 --neutrals 4000 --contained 1500 --lr 3e-5 --warmup 0.06 "
+    "--max-steps 1500 --freeze-layers 1 --bf16 --eval-every 500 --ckpt-every 100"
+)
+REBUILD_DISTILLED = (
+    f"git worktree add .train/distilled_from {DISTILLED_FROM}; "
+    ".venv/bin/python scripts/train_nli.py --stage train --work .train/nli_distil "
+    "--init-ct2 .train/distilled_from/models/nli "
+    f"--teacher .train/distilled_from/models/nli_mpnet {DISTILLATION}; "
+    ".venv/bin/python scripts/train_nli.py --stage export --work .train/nli_distil "
+    f"--weights best.pt {DISTILLATION} "
+    "(the starting model's and the teacher's rebuild commands: the manifest at DISTILLED_FROM)"
+)
+
+
 def data_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--swap-share", type=float, default=0.5)
     parser.add_argument("--conjnli-max", type=int, default=6000, help="cap on ConjNLI rows")
@@ -134,7 +151,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.stage in ("all", "train"):
         nli_train.train(args)
     if args.stage in ("all", "export"):
-        nli_export.export(args, args.out, REBUILD, register_entry=not args.no_register)
+        rebuild = REBUILD_DISTILLED if args.teacher else REBUILD
+        nli_export.export(args, args.out, rebuild, register_entry=not args.no_register)
 
 
 if __name__ == "__main__":

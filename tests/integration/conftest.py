@@ -62,3 +62,17 @@ def llama_server():
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def mpnet_tier():
+    """(manifest entry, folder) of the shipped MPNet tier, verified; skips when none is built."""
+    from conflictdesk.backends.manifest import Manifest, models_dir
+    from conflictdesk.backends.nli_tiers import ROLE
+
+    base = models_dir()
+    entries = Manifest.load(base / "manifest.json").by_role(ROLE)
+    if not entries:
+        pytest.skip("no MPNet tier built (scripts/train_nli_mpnet.py)")
+    entries[-1].verify(base)
+    return entries[-1], entries[-1].resolve(base)

@@ -10,7 +10,7 @@ import pytest
 
 from conflictdesk.backends.cascade_nli import CascadeNLI
 from conflictdesk.backends.manifest import Manifest, models_dir
-from conflictdesk.backends.nli_tiers import ROLE, nli_tier
+from conflictdesk.backends.nli_tiers import nli_tier
 from conflictdesk.backends.onnx_nli import CONFIG_FILE, MODEL_FILE, OnnxCrossEncoder
 from conflictdesk.config import load_settings
 
@@ -29,13 +29,8 @@ CLEAR = [
 
 
 @pytest.fixture(scope="module")
-def tier():
-    base = models_dir()
-    entries = Manifest.load(base / "manifest.json").by_role(ROLE)
-    if not entries:
-        pytest.skip("no MPNet tier built (scripts/train_nli_mpnet.py)")
-    entries[-1].verify(base)
-    return entries[-1], entries[-1].resolve(base)
+def tier(mpnet_tier):
+    return mpnet_tier
 
 
 def test_artefact_is_one_int8_graph_within_the_size_limit(tier):

@@ -7,8 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conflictdesk.backends.manifest import Manifest, models_dir
-from conflictdesk.backends.nli_tiers import ROLE
 from conflictdesk.backends.onnx_nli import OnnxCrossEncoder
 from conflictdesk.training.nli_data import LABEL_ID, NLIExample
 from conflictdesk.training.nli_distil import teacher_probabilities
@@ -27,12 +25,8 @@ ROWS = [
 
 
 @pytest.fixture(scope="module")
-def teacher_dir():
-    base = models_dir()
-    entries = Manifest.load(base / "manifest.json").by_role(ROLE)
-    if not entries:
-        pytest.skip("no MPNet tier built (scripts/train_nli_mpnet.py)")
-    return entries[-1].resolve(base)
+def teacher_dir(mpnet_tier):
+    return mpnet_tier[1]
 
 
 def test_teacher_labels_in_training_order_and_cached(teacher_dir, tmp_path, monkeypatch):
