@@ -119,6 +119,8 @@ class MPNetRun(nli_train.Run):
         self.model = make_model(base, args.dropout)
         self.optim, self.sched = nli_train.make_optimizer(self.model, args, self.total)
         self.step, self.best = 0, -1.0
+        self.deadline = nli_train.deadline_at(args.deadline) if args.deadline else None
+        self.soft = None  # no distillation into MPNet
         plan = nli_train.batches(self.lengths, args.batch_size, args.seed * 1000)
         self.padded_tokens = sum(len(b) * max(self.lengths[i] for i in b) for b in plan)
         nli_train.log(self.work, {"event": "plan", "steps_per_epoch": self.steps_per_epoch,

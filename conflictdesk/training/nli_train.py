@@ -200,6 +200,19 @@ def make_optimizer(model, args: Namespace, total: int):
     return optim, sched
 
 
+def deadline_at(hhmm: str, now: float | None = None) -> float:
+    """The epoch time of the next HH:MM (local time) after `now`: a deadline past midnight
+    ("00:40" set at 23:20) is tomorrow's, never one already gone."""
+    import datetime
+
+    hour, minute = (int(part) for part in hhmm.split(":"))
+    start = datetime.datetime.fromtimestamp(time.time() if now is None else now)
+    target = start.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    if target <= start:
+        target += datetime.timedelta(days=1)
+    return target.timestamp()
+
+
 class Run:
     """One training run: data, model, optimiser and the bookkeeping of checkpoints."""
 
@@ -230,6 +243,7 @@ class Run:
         self.model = make_model(args.dropout)
         self.optim, self.sched = make_optimizer(self.model, args, self.total)
         self.step, self.best = 0, -1.0
+        self.deadline = deadline_at(args.deadline) if args.deadline else None
 
     def initialise(self) -> None:
         """Resume from ckpt.pt, else start from --init (torch weights) or --init-ct2."""
@@ -305,7 +319,7 @@ class Run:
 
     def after_step(self, running: float, rate: float) -> None:
         args = self.args
-        if args.deadline and self.step < self.total and time.strftime("%H:%M") >= args.deadline:
+        if self.deadline is not None and self.step < self.total and time.time() >= self.deadline:
             log(self.work, {"event": "deadline", "step": self.step})
             self.total = self.step  # stop here; evaluation and checkpoint below still run
         if self.step % 50 == 0:

@@ -88,3 +88,14 @@ def test_data_root_without_a_setting_says_how_to_set_one(monkeypatch, tmp_path):
     monkeypatch.delenv("CONFLICTDESK_DATA", raising=False)
     with pytest.raises(UsageError, match="CONFLICTDESK_DATA"):
         nli_data.data_root()
+
+
+def test_a_training_deadline_past_midnight_is_tomorrows():
+    import datetime
+
+    from conflictdesk.training.nli_train import deadline_at
+
+    now = datetime.datetime(2026, 11, 24, 23, 20).timestamp()
+    assert deadline_at("00:40", now) - now == 80 * 60
+    assert deadline_at("23:50", now) - now == 30 * 60
+    assert deadline_at("23:20", now) - now == 24 * 3600  # the minute just begun has passed
