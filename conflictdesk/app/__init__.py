@@ -45,6 +45,7 @@ from conflictdesk.app.wire import (
 )
 from conflictdesk.backends.manifest import ROLES
 from conflictdesk.config import Settings, load_settings
+from conflictdesk.cpu import cpu_features
 from conflictdesk.locations import shipped_examples, shipped_models
 from conflictdesk.retrieval.hybrid import Retrieval
 from conflictdesk.scale import RayOptions, ray_available
@@ -84,6 +85,7 @@ __all__ = [
     "StageRow",
     "StoredResult",
     "count_files",
+    "cpu_features",
     "discover_models",
     "ingest_on_ray",
     "load_settings",

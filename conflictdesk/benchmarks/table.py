@@ -115,14 +115,12 @@ def figures_table(summary: dict[str, Any]) -> str:
 
 
 def _machine_note(machine: Any) -> str:
-    """ "; on a 2-core x86_64 CPU with avx2, avx512_vnni": the int8 speeds depend on it."""
+    """ "; CPU: 2 cores, x86_64, avx2, avx512_vnni": the int8 speeds depend on it."""
     if not isinstance(machine, dict):
         return ""
     flags = [f for f in machine.get("cpu_flags", []) if f in ("avx2", "avx512f", "avx512_vnni")]
-    return (
-        f"; on a {machine.get('cores')}-core {machine.get('arch')} CPU with "
-        f"{', '.join(flags) or 'no AVX2'}"
-    )
+    cores, arch = machine.get("cores"), machine.get("arch")
+    return f"; CPU: {cores} cores, {arch}, {', '.join(flags) or 'no AVX2'}"
 
 
 def replace_table(readme: str, table: str) -> str:

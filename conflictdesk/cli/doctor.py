@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from conflictdesk.app import cpu_features
 from conflictdesk.cli.common import (
     add_db_argument,
     add_json_argument,
@@ -22,7 +23,6 @@ from conflictdesk.cli.common import (
     config_from_args,
     write_json,
 )
-from conflictdesk.cpu import cpu_features
 from conflictdesk.errors import ConflictDeskError
 
 EXAMPLES = """examples:

@@ -35,7 +35,7 @@ HELP_EXAMPLES = {"conflictdesk/cli/ask.py": {"lumivex"}, "conflictdesk/cli/searc
 # Real English words outside the encoder's vocabulary that the code needs (units, terms).
 ENGLISH = {
     "micrograms", "mmhg", "docs", "licences", "queues", "specs", "pooled", "clamps", "fasting",
-    "misinformation", "dropout", "bins",
+    "misinformation", "dropout", "bins", "distillation",
 }  # fmt: skip
 # Phrases of the example documents that the code uses as ordinary English, and why.
 GENERIC = {
