@@ -127,6 +127,9 @@ def training_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--teacher", default="",
                         help="distil: an exported NLI folder (e.g. models/nli_mpnet) whose "
                              "probabilities are soft targets (nli_distil.py)")  # fmt: skip
+    parser.add_argument("--distil-in-domain", action=argparse.BooleanOptionalAction,
+                        default=True, help="--no-distil-in-domain: the RAMDocs/QACC claim rows "
+                        "learn their gold labels only")  # fmt: skip
     parser.add_argument("--distil-weight", type=float, default=0.5,
                         help="share of the teacher's cross-entropy in the loss")  # fmt: skip
 

@@ -233,6 +233,10 @@ class Run:
 
             probs = teacher_probabilities(rows.train, Path(args.teacher), self.work, args.threads,
                                           log=lambda event: log(self.work, event))  # fmt: skip
+            if not getattr(args, "distil_in_domain", True):
+                from conflictdesk.training.nli_distil import gold_where_in_domain
+
+                probs = gold_where_in_domain(probs, rows.train)
             self.soft = torch.from_numpy(probs)
         self.held_labels = np.array([r.label for r in rows.held])
         self.held_groups = np.array([heldout_group(r.source) for r in rows.held])

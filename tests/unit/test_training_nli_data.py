@@ -99,3 +99,17 @@ def test_a_training_deadline_past_midnight_is_tomorrows():
     assert deadline_at("00:40", now) - now == 80 * 60
     assert deadline_at("23:50", now) - now == 30 * 60
     assert deadline_at("23:20", now) - now == 24 * 3600  # the minute just begun has passed
+
+
+def test_in_domain_rows_keep_their_gold_labels():
+    import numpy as np
+
+    from conflictdesk.training.nli_data import NLIExample
+    from conflictdesk.training.nli_distil import gold_where_in_domain
+
+    rows = [NLIExample("p", "h", 2, "ramdocs_train"), NLIExample("p", "h", 0, "snli/train"),
+            NLIExample("p", "h", 1, "qacc_train")]  # fmt: skip
+    soft = np.full((3, 3), 1 / 3, dtype=np.float32)
+    out = gold_where_in_domain(soft, rows)
+    assert out[0].tolist() == [0, 0, 1] and out[2].tolist() == [0, 1, 0]
+    assert np.allclose(out[1], 1 / 3) and np.allclose(soft, 1 / 3)  # the input is untouched
