@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from conflictdesk.app import Desk, load_settings, verified_backends
+from conflictdesk.app.wire import ASK_TIERS
 from conflictdesk.benchmarks.ask import ask_benchmark
 
 
@@ -30,7 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2, help="CPU threads per model")
     parser.add_argument("--data", type=Path, default=None, help="data folder (CONFLICTDESK_DATA)")
-    parser.add_argument("--tiers", choices=("fast", "cascade"), default="fast",
+    parser.add_argument("--tiers", choices=ASK_TIERS, default="fast",
                         help="NLI tiers of ask's analysis (as `ask --tiers`)")  # fmt: skip
     args = parser.parse_args(argv)
     settings = load_settings(threads=args.threads, device="cpu", data_dir=args.data)

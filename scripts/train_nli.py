@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from conflictdesk.training import nli_compare, nli_export, nli_train
+from conflictdesk.training.nli_distil import distilled_rebuild
 
 WORK = Path(".train/nli")
 OUT = Path("models/nli")
@@ -63,15 +65,6 @@ DISTILLATION = (
     "--distil-weight 0.5 --extra conflictqa=8000,fever=0,fm2=0,wice=0,tracie=0 --extra-held 300 "
     "--held-limit 1200 --replay 20000 --neutrals 4000 --contained 1500 --lr 3e-5 --warmup 0.06 "
     "--max-steps 1500 --freeze-layers 1 --bf16 --eval-every 500 --ckpt-every 100"
-)
-REBUILD_DISTILLED = (
-    f"git worktree add .train/distilled_from {DISTILLED_FROM}; "
-    ".venv/bin/python scripts/train_nli.py --stage train --work .train/nli_distil "
-    "--init-ct2 .train/distilled_from/models/nli "
-    f"--teacher .train/distilled_from/models/nli_mpnet {DISTILLATION}; "
-    ".venv/bin/python scripts/train_nli.py --stage export --work .train/nli_distil "
-    f"--weights best.pt {DISTILLATION} "
-    "(the starting model's and the teacher's rebuild commands: the manifest at DISTILLED_FROM)"
 )
 
 
@@ -104,7 +97,8 @@ def training_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--warmup", type=float, default=0.06)
     parser.add_argument("--dropout", type=float, default=0.1)
-    parser.add_argument("--deadline", default="", help="HH:MM: stop training then")
+    parser.add_argument("--deadline", default="", type=nli_train.deadline_arg,
+                        help="HH:MM: stop training then (the next such time)")  # fmt: skip
     parser.add_argument("--init", default="", help="torch weights to start from ('+' averages)")
     parser.add_argument("--init-ct2", default="", help="exported model folder to start from")
     parser.add_argument("--threads", type=int, default=2)
@@ -154,7 +148,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.stage in ("all", "train"):
         nli_train.train(args)
     if args.stage in ("all", "export"):
-        rebuild = REBUILD_DISTILLED if args.teacher else REBUILD
+        given = sys.argv[1:] if argv is None else argv
+        rebuild = distilled_rebuild(given, DISTILLED_FROM) if args.teacher else REBUILD
         nli_export.export(args, args.out, rebuild, register_entry=not args.no_register)
 
 

@@ -34,7 +34,7 @@ import argparse
 import json
 from pathlib import Path
 
-from conflictdesk.training import nli_mpnet, nli_mpnet_export
+from conflictdesk.training import nli_mpnet, nli_mpnet_export, nli_train
 
 ALL_EXTRA = "conflictqa=0,fever=0,fm2=0,wice=0,tracie=0"
 
@@ -63,7 +63,8 @@ def training_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--warmup", type=float, default=0.06)
     parser.add_argument("--dropout", type=float, default=0.1)
-    parser.add_argument("--deadline", default="", help="HH:MM (local time): stop then")
+    parser.add_argument("--deadline", default="", type=nli_train.deadline_arg,
+                        help="HH:MM (local time): stop then (the next such time)")  # fmt: skip
     parser.add_argument("--init", default="", help="torch weights to start from ('+' averages)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument(

@@ -9,6 +9,7 @@ without forgetting the gold labels where MPNet is wrong (negation, temporal orde
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -63,3 +64,20 @@ def gold_where_in_domain(
             out[i] = 0.0
             out[i, row.label] = 1.0
     return out
+
+
+def distilled_rebuild(argv: Sequence[str], start_commit: str) -> str:
+    """The manifest's rebuild command for a distilled model: the run's own arguments (recipes
+    differ by one --distil-weight or --no-distil-in-domain), train then export, in a checkout
+    of `start_commit`, whose models/nli and models/nli_mpnet are the start and the teacher."""
+    rest, skip = [], False
+    for arg in argv:
+        if skip or arg.startswith("--stage="):
+            skip = False
+        elif arg == "--stage":
+            skip = True
+        else:
+            rest.append(arg)
+    command = ".venv/bin/python scripts/train_nli.py --stage {} " + shlex.join(rest)
+    return (f"{command.format('train')}; {command.format('export')} (in a checkout of "
+            f"{start_commit}: its models/nli and models/nli_mpnet are the start and the teacher)")  # fmt: skip

@@ -213,6 +213,16 @@ def deadline_at(hhmm: str, now: float | None = None) -> float:
     return target.timestamp()
 
 
+def deadline_arg(value: str) -> str:
+    """argparse type of --deadline: "HH:MM" (24-hour), or "" for none."""
+    import argparse
+
+    hour, _, minute = value.partition(":")
+    if value and not (hour.isdigit() and minute.isdigit() and int(hour) < 24 and int(minute) < 60):
+        raise argparse.ArgumentTypeError(f"--deadline must be HH:MM (24-hour), not {value!r}")
+    return value
+
+
 class Run:
     """One training run: data, model, optimiser and the bookkeeping of checkpoints."""
 

@@ -113,3 +113,27 @@ def test_in_domain_rows_keep_their_gold_labels():
     out = gold_where_in_domain(soft, rows)
     assert out[0].tolist() == [0, 0, 1] and out[2].tolist() == [0, 1, 0]
     assert np.allclose(out[1], 1 / 3) and np.allclose(soft, 1 / 3)  # the input is untouched
+
+
+def test_a_distilled_models_rebuild_command_is_its_own_run():
+    from conflictdesk.training.nli_distil import distilled_rebuild
+
+    argv = ["--stage", "export", "--teacher", "models/nli_mpnet", "--distil-weight", "0.3",
+            "--no-distil-in-domain", "--work", ".train/my run"]  # fmt: skip
+    rebuild = distilled_rebuild(argv, "abc1234")
+    train, export = rebuild.split("; ")
+    assert train.startswith(".venv/bin/python scripts/train_nli.py --stage train --teacher")
+    assert "--stage export --teacher models/nli_mpnet --distil-weight 0.3" in export
+    assert "--no-distil-in-domain" in train and "'.train/my run'" in train
+    assert "--stage export" not in train and "abc1234" in export
+
+
+@pytest.mark.parametrize("value", ["24:00", "7.30", "ab:cd", "12:60"])
+def test_a_malformed_deadline_is_refused_when_parsed(value):
+    import argparse
+
+    from conflictdesk.training.nli_train import deadline_arg
+
+    with pytest.raises(argparse.ArgumentTypeError):
+        deadline_arg(value)
+    assert deadline_arg("00:40") == "00:40" and deadline_arg("") == ""
