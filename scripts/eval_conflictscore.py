@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from conflictdesk.evaluation.conflictscore import DetectionEval, calibrate, print_report, run_eval
+from conflictdesk.scoring.label import DEFAULT_LABELLER, LABELLERS
 
 
 def print_calibration(result: dict) -> None:
@@ -59,7 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--dataset", choices=("ramdocs", "qacc", "all"), default="all")
     parser.add_argument("--limit", type=int, default=None, help="first N cases per dataset")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    parser.add_argument("--labeller", choices=("nli", "fusion", "llm", "two-stage"), default="nli")
+    parser.add_argument("--labeller", choices=LABELLERS, default=DEFAULT_LABELLER,
+                        help=f"default: {DEFAULT_LABELLER}, as `detect`")  # fmt: skip
     parser.add_argument("--llm", type=Path, default=None, help="GGUF model for llm/two-stage")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
     parser.add_argument("--no-gate", dest="gate", action="store_false",

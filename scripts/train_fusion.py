@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from conflictdesk.scoring.fusion import STRUCTURES
 from conflictdesk.training.fusion import fusion_report, train_fusion
 
 
@@ -35,6 +36,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--models", type=Path, default=None, help="models folder to write")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--l2", type=float, default=1e-4, help="L2 penalty of the regression")
+    parser.add_argument(
+        "--structure",
+        choices=STRUCTURES,
+        default="split",
+        help="split (default): the encoder keeps SUPPORTS, the regression decides CONTRADICTS "
+        "against IRRELEVANT; softmax: one regression over the three relations",
+    )
     parser.add_argument("--no-write", dest="write", action="store_false",
                         help="report only; leave models/ unchanged")  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -47,7 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore", message=".*truncated to.*")
     model, sets, choices = train_fusion(args.work, threads=args.threads, l2=args.l2,
-                                        models_dir=args.models, write=args.write)  # fmt: skip
+                                        models_dir=args.models, write=args.write,
+                                        structure=args.structure)  # fmt: skip
     report = fusion_report(model, sets, choices)
     if args.json:
         print(json.dumps(report, indent=1, default=float))
@@ -99,9 +108,14 @@ OPT_IN = ("fusion does NOT beat the encoder alone and the claim-only string matc
 
 
 def print_report(report: dict) -> None:
-    offsets = ", ".join(f"{v:+.2f}" for v in report["offsets"])
+    if report.get("structure") == "split":
+        decision = (f"structure split: the encoder's SUPPORTS, then CONTRADICTS where the "
+                    f"regression's output is >= {report['threshold']:.2f}")  # fmt: skip
+    else:
+        offsets = ", ".join(f"{v:+.2f}" for v in report["offsets"])
+        decision = f"structure softmax; decision offsets S/C/I {offsets}"
     print(f"fusion model: {report['model']} (temperature {report['temperature']:.2f}; "
-          f"decision offsets S/C/I {offsets})")  # fmt: skip
+          f"{decision})")  # fmt: skip
     print_selection(report["selection"])
     for name, rows in report["sets"].items():
         print(f"\n{name}: {rows['cases']} cases, {rows['conflicts']} conflicts, "
@@ -126,9 +140,12 @@ def print_selection(selection: list[dict]) -> None:
     for row in selection:
         per_set = "  ".join(f"{name} {f1:.3f}/{macro:.3f}"
                             for name, (f1, macro) in row["per_set"].items())  # fmt: skip
-        offsets = ",".join(f"{v:+.2f}" for v in row["offsets"])
-        print(f"  weights {row['class_weight']} offsets {offsets}  score {row['score']:.3f}  "
-              f"{per_set}")  # fmt: skip
+        if row.get("threshold") is not None:
+            what = f"threshold {row['threshold']:.2f}"
+        else:
+            offsets = ",".join(f"{v:+.2f}" for v in row["offsets"])
+            what = f"weights {row['class_weight']} offsets {offsets}"
+        print(f"  {what}  score {row['score']:.3f}  {per_set}")
 
 
 def print_checks(report: dict) -> None:

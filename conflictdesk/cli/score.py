@@ -57,9 +57,9 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
         "--labeller",
         choices=LABELLERS,
         default=DEFAULT_LABELLER,
-        help="nli: the embedded NLI cross-encoder (default); fusion: the encoder fused with "
-        "answer-aware reading features (calibrated; higher relation F1, lower conflict recall); "
-        "llm: the paper's "
+        help="fusion (default): for claims in the answer form 'The answer to the question Q "
+        "is A.', the encoder fused with answer-aware reading features, other claims as nli; "
+        "nli: the embedded NLI cross-encoder alone; llm: the paper's "
         "Table 7 prompt on the GGUF model; two-stage: the encoder, and the "
         "LLM for pairs it is unsure of",
     )

@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 
 from conflictdesk.evaluation.cases import detection_metrics
-from conflictdesk.scoring.fusion import decide
 from conflictdesk.scoring.metrics import score_claim
 from conflictdesk.scoring.results import RELATIONS, UNCERTAIN_BELOW, Judgment
 from conflictdesk.training.fusion import CaseSet
@@ -19,18 +18,18 @@ from conflictdesk.types import Relation
 THRESHOLDS = (0.0, 0.5, 0.6, UNCERTAIN_BELOW, 0.8, 0.9)
 
 
-Offsets = Sequence[float]
-ARGMAX: Offsets = (0.0, 0.0, 0.0)
+def _argmax(probabilities: np.ndarray) -> np.ndarray:
+    return np.atleast_2d(probabilities).argmax(axis=1)
 
 
 def coverage(
-    probabilities: np.ndarray, case_set: CaseSet, offsets: Offsets = ARGMAX
+    probabilities: np.ndarray, case_set: CaseSet, chosen: np.ndarray | None = None
 ) -> list[dict[str, float]]:
-    """Pair accuracy of the labeller's decision (argmax of log P + `offsets`) over the
+    """Pair accuracy of the labeller's decisions `chosen` (default: the argmax of P) over the
     model-judged (ungated) pairs whose confidence reaches each threshold, and the share kept."""
     open_rows = ~case_set.gate
-    p, y = probabilities[open_rows], case_set.y[open_rows]
-    chosen = decide(p, offsets)
+    chosen = _argmax(probabilities) if chosen is None else np.asarray(chosen)
+    p, y, chosen = probabilities[open_rows], case_set.y[open_rows], chosen[open_rows]
     confidence, correct = p[np.arange(len(p)), chosen], chosen == y
     return [
         {"threshold": t, "coverage": float((confidence >= t).mean()),
@@ -40,25 +39,27 @@ def coverage(
 
 
 def judgments_of(
-    probabilities: np.ndarray, case_set: CaseSet, case: int, offsets: Offsets = ARGMAX
+    probabilities: np.ndarray, case_set: CaseSet, case: int, chosen: np.ndarray | None = None
 ) -> list[Judgment]:
-    """The judgments a labeller with these probabilities gives one case (gated pairs too)."""
+    """The judgments a labeller with these probabilities and decisions (default: the argmax)
+    gives one case (gated pairs too)."""
+    chosen = _argmax(probabilities) if chosen is None else np.asarray(chosen)
     out = []
     for row in np.where(case_set.groups == case)[0]:
         if case_set.gate[row]:
             out.append(Judgment(Relation.IRRELEVANT, None, None, "gate"))
             continue
         triple = tuple(float(v) for v in probabilities[row])
-        best = int(decide(probabilities[row], offsets)[0])
+        best = int(chosen[row])
         out.append(Judgment(RELATIONS[best], triple[best], triple, "model"))  # type: ignore[arg-type]
     return out
 
 
 def verdicts(
-    probabilities: np.ndarray, case_set: CaseSet, offsets: Offsets = ARGMAX
+    probabilities: np.ndarray, case_set: CaseSet, chosen: np.ndarray | None = None
 ) -> dict[str, Any]:
     """Share of cases whose verdict is uncertain, and detection on the settled ones."""
-    found = [score_claim("", judgments_of(probabilities, case_set, i, offsets)).verdict
+    found = [score_claim("", judgments_of(probabilities, case_set, i, chosen)).verdict
              for i in range(len(case_set.cases))]  # fmt: skip
     gold = [c.conflict for c in case_set.cases]
     settled = [v != "uncertain" for v in found]
@@ -82,12 +83,12 @@ def abstention_report(sets: dict[str, CaseSet], fusion: Any, skip: Sequence[str]
     for name, case_set in sets.items():
         if name in skip:
             continue
-        labellers = {"nli": (nli_alone(case_set.x), ARGMAX)}
+        labellers = {"nli": (nli_alone(case_set.x), None)}
         if fusion is not None:
-            labellers["fusion"] = (fusion.probabilities(case_set.x), fusion.offsets)
-        report[name] = {label: {"coverage": coverage(p, case_set, offsets),
-                                **verdicts(p, case_set, offsets)}
-                        for label, (p, offsets) in labellers.items()}  # fmt: skip
+            labellers["fusion"] = (fusion.probabilities(case_set.x), fusion.relations(case_set.x))
+        report[name] = {label: {"coverage": coverage(p, case_set, chosen),
+                                **verdicts(p, case_set, chosen)}
+                        for label, (p, chosen) in labellers.items()}  # fmt: skip
     return report
 
 

@@ -22,6 +22,7 @@ from conflictdesk.evaluation.cases import (
     ratio,
     string_match,
 )
+from conflictdesk.scoring.label import DEFAULT_LABELLER
 
 # Two-stage routing target: the encoder settles a pair when its accuracy on pairs at least
 # that confident is this high on training data.
@@ -34,7 +35,7 @@ class DetectionEval:
 
     dataset: str = "all"  # ramdocs | qacc | all
     limit: int | None = None
-    labeller: str = "nli"
+    labeller: str = DEFAULT_LABELLER
     llm: Path | None = None
     threads: int = 2
     gate: bool = True

@@ -1,13 +1,15 @@
 """The fusion labeller: NLI probabilities and answer-aware reading features combined by a small
-multinomial logistic regression (numpy; weights in a JSON file, no pickle).
+logistic regression (numpy; weights in a JSON file, no pickle).
 
 For a (claim, document) pair the cross-encoder is asked three times: the document (windowed,
 max-evidence) against the claim, the document's answer-bearing sentence against the claim, and
 the claim against that sentence (the reverse direction). Their probabilities and the reading
 features of `conflictdesk.scoring.reading` form one vector (`FEATURES`); the regression gives
-P(SUPPORTS, CONTRADICTS, IRRELEVANT), calibrated by a temperature fitted on held-out data. The
-relation is the argmax of log P plus per-relation decision offsets (`FusionModel.decide`), chosen
-with the class weights by cross-validation grouped by question on the training cases
+P(SUPPORTS, CONTRADICTS, IRRELEVANT), calibrated by a temperature fitted on held-out data. Two
+structures (`STRUCTURES`): "split" (shipped) keeps the encoder's SUPPORTS and fits only the
+CONTRADICTS-vs-IRRELEVANT decision, at a threshold; "softmax" fits all three relations, decided
+by the argmax of log P plus per-relation offsets. Threshold, offsets and class weights are chosen
+by cross-validation grouped by question on the training cases
 (`conflictdesk.training.fusion_cv`); the probabilities themselves stay calibrated."""
 
 from __future__ import annotations
@@ -112,23 +114,44 @@ def pair_features(
     return np.stack(rows) if rows else np.zeros((0, len(FEATURES)))
 
 
+# How the regression turns features into relations (`FusionModel.structure`):
+# - "softmax": one multinomial regression over the three relations, decided by `decide`.
+# - "split": the encoder's argmax on the whole document keeps SUPPORTS; a binary regression
+#   decides CONTRADICTS against IRRELEVANT for every other pair, at `threshold`. The encoder
+#   separates SUPPORTS as well on held-out sets as on its training sets, but its
+#   CONTRADICTS-vs-IRRELEVANT separation falls from AUC 0.89-0.96 on the sets it was
+#   fine-tuned on to 0.64-0.78 on held-out ones (docs/fusion_report.md, "encoder
+#   separation"): the fitted part is kept to the decision the encoder cannot make alone.
+STRUCTURES = ("softmax", "split")
+SUPPORTS_COLUMNS = slice(0, 3)  # doc_entail, doc_contra, doc_neutral: the encoder, OUTPUTS order
+
+
 @dataclass(frozen=True)
 class FusionModel:
-    """Standardised features → softmax(W·x + b) / T over `OUTPUTS`; relations by `decide`."""
+    """Standardised features → softmax(W·x + b) / T over `OUTPUTS` ("softmax"), or the
+    encoder's SUPPORTS and sigmoid((w·x + b) / T) = P(CONTRADICTS | not SUPPORTS) ("split");
+    relations by `relations`."""
 
     model_id: str
     mean: np.ndarray
     scale: np.ndarray
-    weights: np.ndarray  # (features, outputs)
-    bias: np.ndarray  # (outputs,)
+    weights: np.ndarray  # (features, outputs); (features, 1) for "split"
+    bias: np.ndarray  # (outputs,); (1,) for "split"
     temperature: float
     offsets: tuple[float, float, float] = (0.0, 0.0, 0.0)  # added to log P before the argmax
+    structure: str = "softmax"
+    threshold: float = 0.5  # "split": the regression's output from which it is CONTRADICTS
 
     @classmethod
     def load(cls, path: Path, model_id: str) -> FusionModel:
         """Read the JSON weights written by `to_json`; a file for other features is refused."""
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-        if tuple(data.get("features", ())) != FEATURES or tuple(data.get("outputs", ())) != OUTPUTS:
+        structure = data.get("structure", "softmax")
+        if (
+            tuple(data.get("features", ())) != FEATURES
+            or tuple(data.get("outputs", ())) != OUTPUTS
+            or structure not in STRUCTURES
+        ):
             raise ModelIntegrityError(
                 f"{path}: fusion weights were trained for other features; rebuild with "
                 "scripts/train_fusion.py"
@@ -141,6 +164,8 @@ class FusionModel:
             np.asarray(data["bias"], dtype=np.float64),
             float(data["temperature"]),
             tuple(float(v) for v in data.get("offsets", (0.0, 0.0, 0.0))),  # type: ignore[arg-type]
+            structure,
+            float(data.get("threshold", 0.5)),
         )
 
     def to_json(self) -> dict:
@@ -153,18 +178,40 @@ class FusionModel:
             "bias": self.bias.round(6).tolist(),
             "temperature": round(self.temperature, 4),
             "offsets": [round(float(v), 4) for v in self.offsets],
+            "structure": self.structure,
+            "threshold": round(float(self.threshold), 4),
         }
 
     def logits(self, features: np.ndarray) -> np.ndarray:
         x = (np.atleast_2d(features) - self.mean) / self.scale
         return x @ self.weights + self.bias
 
+    def contradicts(self, features: np.ndarray) -> np.ndarray:
+        """ "split": P(CONTRADICTS | not SUPPORTS) of each row."""
+        return sigmoid(self.logits(features)[:, 0] / self.temperature)
+
     def probabilities(self, features: np.ndarray) -> np.ndarray:
-        """Rows of P(SUPPORTS, CONTRADICTS, IRRELEVANT)."""
-        return softmax(self.logits(features) / self.temperature)
+        """Rows of P(SUPPORTS, CONTRADICTS, IRRELEVANT); for "split" the encoder's
+        P(SUPPORTS) and the rest shared by P(CONTRADICTS | not SUPPORTS)."""
+        if self.structure != "split":
+            return softmax(self.logits(features) / self.temperature)
+        supports = np.atleast_2d(features)[:, 0]
+        q = self.contradicts(features)
+        return np.stack([supports, (1 - supports) * q, (1 - supports) * (1 - q)], axis=1)
+
+    def relations(self, features: np.ndarray) -> np.ndarray:
+        """Relation indices (into `OUTPUTS`) of feature rows (`structure`)."""
+        if self.structure != "split":
+            return self.decide(self.probabilities(features))
+        encoder = np.atleast_2d(features)[:, SUPPORTS_COLUMNS].argmax(axis=1)
+        # the threshold was chosen on the regression's own output (out of fold, before any
+        # temperature), so it is compared with that; the temperature calibrates only the
+        # reported probabilities
+        contra = sigmoid(self.logits(features)[:, 0]) >= self.threshold
+        return np.where(encoder == 0, 0, np.where(contra, 1, 2))
 
     def decide(self, probabilities: np.ndarray) -> np.ndarray:
-        """Relation indices (into `OUTPUTS`) of probability rows: argmax of log P + offsets."""
+        """ "softmax": relation indices of probability rows, argmax of log P + offsets."""
         return decide(probabilities, self.offsets)
 
 
@@ -172,6 +219,10 @@ def decide(probabilities: np.ndarray, offsets: Sequence[float]) -> np.ndarray:
     """argmax over each row of log P + `offsets` (zero offsets: the plain argmax)."""
     scores = np.log(np.atleast_2d(probabilities) + 1e-12) + np.asarray(offsets, dtype=np.float64)
     return scores.argmax(axis=1)
+
+
+def sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0)))
 
 
 def softmax(z: np.ndarray) -> np.ndarray:
@@ -209,6 +260,40 @@ def fit_logistic(
             m[1] = 0.999 * m[1] + 0.001 * g * g
             p -= lr * (m[0] / (1 - 0.9**step)) / (np.sqrt(m[1] / (1 - 0.999**step)) + 1e-8)
     return mean, scale, params[0], params[1]
+
+
+def fit_binary(
+    x: np.ndarray, y: np.ndarray, *, l2: float = 1e-2, steps: int = 3000, lr: float = 0.1
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Binary logistic regression (y in {0, 1}) by full-batch Adam on standardised features:
+    (mean, scale, weights (features, 1), bias (1,)), the "split" structure's layout."""
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale < 1e-6] = 1.0
+    z = (x - mean) / scale
+    n, d = z.shape
+    params = [np.zeros((d, 1)), np.zeros(1)]
+    moments = [[np.zeros_like(p), np.zeros_like(p)] for p in params]
+    target = np.asarray(y, dtype=np.float64)[:, None]
+    for step in range(1, steps + 1):
+        grad_logits = (sigmoid(z @ params[0] + params[1]) - target) / n
+        grads = [z.T @ grad_logits + l2 * params[0], grad_logits.sum(axis=0)]
+        for p, g, m in zip(params, grads, moments, strict=True):
+            m[0] = 0.9 * m[0] + 0.1 * g
+            m[1] = 0.999 * m[1] + 0.001 * g * g
+            p -= lr * (m[0] / (1 - 0.9**step)) / (np.sqrt(m[1] / (1 - 0.999**step)) + 1e-8)
+    return mean, scale, params[0], params[1]
+
+
+def fit_binary_temperature(logits: np.ndarray, y: np.ndarray) -> float:
+    """The temperature minimising the negative log-likelihood of binary `y` (grid search)."""
+    y = np.asarray(y, dtype=np.float64)
+    best, best_nll = 1.0, float("inf")
+    for t in np.arange(0.5, 3.01, 0.05):
+        p = np.clip(sigmoid(logits / t), 1e-12, 1 - 1e-12)
+        nll = -float(np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+        if nll < best_nll:
+            best, best_nll = float(t), nll
+    return best
 
 
 def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:

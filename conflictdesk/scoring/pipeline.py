@@ -8,7 +8,12 @@ from conflictdesk.backends.base import Backends, JudgmentCache
 from conflictdesk.errors import InputError, UsageError
 from conflictdesk.scoring.cache import Ledger
 from conflictdesk.scoring.decompose import Decomposition, decompose
-from conflictdesk.scoring.label import TWO_STAGE_THRESHOLD, Labelling, label_claims
+from conflictdesk.scoring.label import (
+    DEFAULT_LABELLER,
+    TWO_STAGE_THRESHOLD,
+    Labelling,
+    label_claims,
+)
 from conflictdesk.scoring.metrics import conflictscore_count, conflictscore_ratio, score_claim
 from conflictdesk.scoring.results import Detection, ScoreResult
 from conflictdesk.scoring.variants import (
@@ -42,7 +47,7 @@ def score_response(
     *,
     cache: JudgmentCache | None = None,
     decomposer: str = "auto",
-    labeller: str = "nli",
+    labeller: str = DEFAULT_LABELLER,
     variant: str = "full",
     salient_k: int = SALIENT_K,
     threshold: float = TWO_STAGE_THRESHOLD,
@@ -117,7 +122,7 @@ def detect(
     backends: Backends,
     *,
     cache: JudgmentCache | None = None,
-    labeller: str = "nli",
+    labeller: str = DEFAULT_LABELLER,
     threshold: float = TWO_STAGE_THRESHOLD,
     gate: bool = True,
     prune: bool = False,

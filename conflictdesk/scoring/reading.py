@@ -57,6 +57,11 @@ def _split_answers(text: str) -> tuple[str, ...]:
     return tuple(p.strip() for p in parts if p.strip()) or (text.strip(),)
 
 
+def is_answer_claim(claim: str) -> bool:
+    """Is the claim in ConflictBench's answer form, "The answer to the question Q? is A."?"""
+    return _TEMPLATE.match(claim) is not None
+
+
 def frame_claim(claim: str) -> ClaimFrame:
     """The claim as question and answer: the ConflictBench template gives both; otherwise its
     numbers, years and mid-sentence names are the answers and the whole claim the context."""

@@ -12,7 +12,7 @@ from typing import Any
 from conflictdesk.backends.base import Backends, JudgmentCache
 from conflictdesk.errors import LLM_HINT, CapabilityError, InputError, ModelOutputError
 from conflictdesk.scoring.cache import Ledger
-from conflictdesk.scoring.label import TWO_STAGE_THRESHOLD, document_text
+from conflictdesk.scoring.label import DEFAULT_LABELLER, TWO_STAGE_THRESHOLD, document_text
 from conflictdesk.scoring.pipeline import as_documents, score_response
 from conflictdesk.scoring.prompts import REGENERATE_TABLE13, fill
 from conflictdesk.scoring.results import CacheUse, ClaimScore, ScoreResult
@@ -92,7 +92,7 @@ def regenerate(
     *,
     cache: JudgmentCache | None = None,
     decomposer: str = "auto",
-    labeller: str = "nli",
+    labeller: str = DEFAULT_LABELLER,
     threshold: float = TWO_STAGE_THRESHOLD,
     gate: bool = True,
     prune: bool = False,

@@ -9,6 +9,7 @@ set."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Sequence
@@ -27,12 +28,16 @@ from conflictdesk.evaluation.cases import (
 )
 from conflictdesk.scoring.fusion import (
     FEATURES,
+    SUPPORTS_COLUMNS,
     Classify,
     FusionModel,
     decide,
+    fit_binary,
+    fit_binary_temperature,
     fit_logistic,
     fit_temperature,
     pair_features,
+    sigmoid,
     softmax,
 )
 from conflictdesk.training.fusion_cv import (
@@ -40,6 +45,7 @@ from conflictdesk.training.fusion_cv import (
     bootstrap_difference,
     case_auc,
     choose_decision,
+    choose_split,
     rank_auc,
     relation_rows,
 )
@@ -108,6 +114,47 @@ def fit_fusion(
     return FusionModel(model_id, mean, scale, w, b, temperature, offsets)
 
 
+def fit_split(
+    x: np.ndarray,
+    y: np.ndarray,
+    groups: np.ndarray,
+    model_id: str,
+    *,
+    l2: float = 1e-4,
+    threshold: float = 0.5,
+) -> FusionModel:
+    """The "split" structure: the binary regression on the gold CONTRADICTS and IRRELEVANT
+    pairs of 80% of the cases (by case), its temperature on the other 20%, then refit on all
+    of them with that temperature."""
+    held = (groups * 2654435761 % 5) == 0
+    rows = y != RELATIONS.index("SUPPORTS")
+    contra = (y == RELATIONS.index("CONTRADICTS")).astype(float)
+    fit_rows = rows & ~held
+    mean, scale, w, b = fit_binary(x[fit_rows], contra[fit_rows], l2=l2)
+    logits = (((x[rows & held] - mean) / scale) @ w + b)[:, 0]
+    temperature = fit_binary_temperature(logits, contra[rows & held])
+    mean, scale, w, b = fit_binary(x[rows], contra[rows], l2=l2)
+    return FusionModel(model_id, mean, scale, w, b, temperature, structure="split",
+                       threshold=threshold)  # fmt: skip
+
+
+def contra_regression(l2: float):
+    """`fit_contra(x, y)` for `choose_split`: the binary regression's probability function."""
+
+    def fit(x: np.ndarray, y: np.ndarray) -> object:
+        mean, scale, w, b = fit_binary(x, y, l2=l2)
+        return lambda z: sigmoid((((z - mean) / scale) @ w + b)[:, 0])
+
+    return fit
+
+
+def split_relations(x: np.ndarray, q: np.ndarray, threshold: float) -> np.ndarray:
+    """The "split" decision (`FusionModel.relations`) from feature rows and their
+    P(CONTRADICTS | not SUPPORTS)."""
+    encoder = x[:, SUPPORTS_COLUMNS].argmax(axis=1)
+    return np.where(encoder == 0, 0, np.where(q >= threshold, 1, 2))
+
+
 def regression(l2: float):
     """`fit(x, y, class_weight)` for `choose_decision`: a regression's probability function."""
 
@@ -173,8 +220,7 @@ def compare(case_set: CaseSet, model: FusionModel) -> dict[str, dict]:
     """Fusion, the encoder alone and the two answer-string baselines on the same cases."""
     n = len(case_set.cases)
     rows = {
-        "fusion": predict_relations(model.probabilities(case_set.x), case_set.gate,
-                                    case_set.groups, n, model.offsets),
+        "fusion": relation_rows(model.relations(case_set.x), case_set.gate, case_set.groups, n),
         "nli_alone": predict_relations(nli_alone(case_set.x), case_set.gate, case_set.groups, n),
         "claim_only_string_match": [claim_match(c) for c in case_set.cases],
         "oracle_string_match": [string_match(c) for c in case_set.cases],
@@ -216,26 +262,40 @@ def train_fusion(
     l2: float = 1e-4,
     models_dir: Path | None = None,
     write: bool = True,
+    structure: str = "split",
 ) -> tuple[FusionModel, dict[str, CaseSet], list[Choice]]:
-    """Choose class weights and decision offsets by grouped cross-validation on the training
-    sets, fit on all of them; with `write`, save models/fusion and its manifest entry.
-    Returns the model, every set, and the candidates best first."""
+    """Choose the "split" threshold (or the "softmax" class weights and decision offsets) by
+    grouped cross-validation on the training sets, fit on all of them; with `write`, save
+    models/fusion and its manifest entry. Returns the model, every set, and the candidates
+    best first."""
     sets = load_sets(work, threads)
     train = [sets[name] for name in TRAINING_SETS]
-    choices = choose_decision(train, regression(l2), decide)
-    best = choices[0]
     starts = np.cumsum([0] + [len(s.cases) for s in train[:-1]])
     x = np.concatenate([s.x for s in train])
     y = np.concatenate([s.y for s in train])
     groups = np.concatenate([s.groups + start for s, start in zip(train, starts, strict=True)])
-    model = fit_fusion(x, y, groups, FUSION_NAME, l2=l2, class_weight=best.class_weight,
-                       offsets=best.offsets)  # fmt: skip
+    if structure == "split":
+        choices = choose_split(train, contra_regression(l2), split_relations)
+        model = fit_split(x, y, groups, FUSION_NAME, l2=l2, threshold=choices[0].threshold)
+    else:
+        choices = choose_decision(train, regression(l2), decide)
+        best = choices[0]
+        model = fit_fusion(x, y, groups, FUSION_NAME, l2=l2, class_weight=best.class_weight,
+                           offsets=best.offsets)  # fmt: skip
     if write:
-        model = write_model(model, models_dir)
+        model = write_model(model, models_dir, sets_nli_id(work))
     return model, sets, choices
 
 
-def write_model(model: FusionModel, models_dir: Path | None) -> FusionModel:
+def sets_nli_id(work: Path) -> str:
+    """The NLI model whose scores the cache in `work` holds (the newest cache file)."""
+    caches = sorted(Path(work).glob("nli_scores-*.jsonl"), key=lambda p: p.stat().st_mtime)
+    return caches[-1].stem.removeprefix("nli_scores-") if caches else "unknown"
+
+
+def write_model(
+    model: FusionModel, models_dir: Path | None, nli_id: str = "conflictdesk-nli-minilm-int8"
+) -> FusionModel:
     """Write fusion.json and upsert the manifest entry; the model id gains its version."""
     from conflictdesk.backends.manifest import Manifest, entry_for
     from conflictdesk.backends.manifest import models_dir as default_dir
@@ -247,15 +307,15 @@ def write_model(model: FusionModel, models_dir: Path | None) -> FusionModel:
     manifest = Manifest.load(base / "manifest.json")
     entry = entry_for(
         FUSION_NAME, "fusion", folder, licence=FUSION_LICENCE, base=base,
-        source="fitted by scripts/train_fusion.py on conflictdesk-nli-minilm-int8 features",
+        source=f"fitted by scripts/train_fusion.py on features of {nli_id}",
         rebuild=".venv/bin/python scripts/train_fusion.py",
     )  # fmt: skip
     entry.extra = {"features": len(model.mean), "temperature": round(model.temperature, 4),
-                   "offsets": list(model.offsets)}  # fmt: skip
+                   "structure": model.structure, "offsets": list(model.offsets),
+                   "threshold": round(float(model.threshold), 4)}  # fmt: skip
     manifest.upsert(entry)
     manifest.save()
-    return FusionModel(entry.model_id, model.mean, model.scale, model.weights, model.bias,
-                       model.temperature, model.offsets)  # fmt: skip
+    return dataclasses.replace(model, model_id=entry.model_id)
 
 
 def coverage_curve(case_set: CaseSet, model: FusionModel) -> list[dict[str, float]]:
@@ -263,7 +323,7 @@ def coverage_curve(case_set: CaseSet, model: FusionModel) -> list[dict[str, floa
     pairs excluded: no model judged them)."""
     open_rows = ~case_set.gate
     p = model.probabilities(case_set.x[open_rows])
-    chosen = model.decide(p)
+    chosen = model.relations(case_set.x[open_rows])
     confidence = p[np.arange(len(p)), chosen]
     correct = chosen == case_set.y[open_rows]
     curve = []
@@ -283,10 +343,11 @@ def fusion_report(
     cross-validated choice; per held-out set, how sure the conflict-F1 difference is; and
     whether fusion beats both the encoder alone and the string match everywhere held out."""
     out: dict = {"model": model.model_id, "temperature": model.temperature,
+                 "structure": model.structure, "threshold": model.threshold,
                  "offsets": list(model.offsets), "sets": {}}  # fmt: skip
     out["selection"] = [
         {"class_weight": c.class_weight, "offsets": list(c.offsets), "score": c.score,
-         "per_set": dict(zip(TRAINING_SETS, c.per_set, strict=True))}
+         "threshold": c.threshold, "per_set": dict(zip(TRAINING_SETS, c.per_set, strict=True))}
         for c in choices[:5]
     ]  # fmt: skip
     for name, case_set in sets.items():
@@ -339,10 +400,10 @@ def held_out_check(case_set: CaseSet, model: FusionModel, labellers: dict) -> di
     n = len(case_set.cases)
     verdicts = {
         label: ["SUPPORTS" in row and "CONTRADICTS" in row
-                for row in predict_relations(p, case_set.gate, case_set.groups, n, offsets)]
-        for label, p, offsets in (
-            ("fusion", model.probabilities(case_set.x), model.offsets),
-            ("nli_alone", nli_alone(case_set.x), (0.0, 0.0, 0.0)),
+                for row in relation_rows(labels, case_set.gate, case_set.groups, n)]
+        for label, labels in (
+            ("fusion", model.relations(case_set.x)),
+            ("nli_alone", nli_alone(case_set.x).argmax(axis=1)),
         )
     }  # fmt: skip
     gold = [c.conflict for c in case_set.cases]

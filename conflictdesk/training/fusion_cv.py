@@ -48,12 +48,44 @@ def objective(case_sets: Sequence, labels: Sequence[np.ndarray]) -> tuple[float,
 
 @dataclass(frozen=True)
 class Choice:
-    """One (class weight, offsets) candidate with its out-of-fold figures."""
+    """One (class weight, offsets) candidate, or one "split" threshold, with its out-of-fold
+    figures."""
 
     class_weight: tuple[float, float, float] | None
     offsets: tuple[float, float, float]
     score: float
     per_set: tuple[tuple[float, float], ...]
+    threshold: float | None = None  # the "split" structure's
+
+
+SPLIT_THRESHOLDS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
+
+
+def choose_split(case_sets: Sequence, fit_contra, relations) -> list[Choice]:
+    """Every threshold of SPLIT_THRESHOLDS for the "split" structure, scored on out-of-fold
+    P(CONTRADICTS | not SUPPORTS) of the training `case_sets` (folds by case), best first.
+    `fit_contra(x, y)` is fitted on the other folds' gold CONTRADICTS (1) and IRRELEVANT (0)
+    pairs and returns a function from feature rows to that probability;
+    `relations(x, q, threshold)` gives relation ids."""
+    offsets_of = np.cumsum([0] + [len(s.cases) for s in case_sets[:-1]])
+    x = np.concatenate([s.x for s in case_sets])
+    y = np.concatenate([s.y for s in case_sets])
+    groups = np.concatenate([s.groups + o for s, o in zip(case_sets, offsets_of, strict=True)])
+    sizes = np.cumsum([len(s.y) for s in case_sets])[:-1]
+    fold = fold_of(groups)
+    not_supports = y != RELATIONS.index("SUPPORTS")
+    contra = (y == RELATIONS.index("CONTRADICTS")).astype(float)
+    q = np.zeros(len(y))
+    for f in range(FOLDS):
+        test = fold == f
+        train = ~test & not_supports
+        q[test] = fit_contra(x[train], contra[train])(x[test])
+    choices = []
+    for threshold in SPLIT_THRESHOLDS:
+        labels = np.split(relations(x, q, threshold), sizes)
+        score, per_set = objective(case_sets, labels)
+        choices.append(Choice(None, (0.0, 0.0, 0.0), score, tuple(per_set), threshold))
+    return sorted(choices, key=lambda c: -c.score)
 
 
 def choose_decision(case_sets: Sequence, fit, decide) -> list[Choice]:

@@ -32,3 +32,19 @@ def test_detect_with_the_fusion_labeller(capsys, tmp_path, monkeypatch):
     assert record["conflict"] is True
     assert all(0.34 <= c <= 1.0 for c in record["confidences"][:2])
     assert record["confidences"][2] is None  # gated: no model judged it
+
+
+def test_detect_labels_answer_form_claims_with_fusion_by_default(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("CONFLICTDESK_DB", str(tmp_path / "d.db"))
+    free = "The Quarry Bridge over the Lune was opened in 1931."
+    lines = [json.dumps({"id": n, "claim": claim, "documents": DOCS})
+             for n, claim in ((1, CLAIM), (2, free))]  # fmt: skip
+    monkeypatch.setattr("sys.stdin", __import__("io").StringIO("\n".join(lines) + "\n"))
+    code = main(["detect", "-"])
+    out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert code == 0, out
+    assert "fusion(conflictdesk-fusion-lr@" in out[0]["method"]
+    assert out[0]["relations"] == ["SUPPORTS", "CONTRADICTS", "IRRELEVANT"]
+    assert out[1]["method"].startswith("labels=nli(")
+    assert "labelled by the encoder alone" in out[1]["method"]
+    assert out[1]["relations"][0] == "SUPPORTS"

@@ -44,7 +44,8 @@ def test_detect_outputs_the_issue_format_and_caches(fakes, capsys, tmp_path):
     assert out[0]["relations"] == ["SUPPORTS", "CONTRADICTS", "IRRELEVANT"]
     assert out[0]["conflict"] is True
     assert len(out[0]["confidences"]) == 3
-    assert out[0]["method"].startswith("labels=nli(fake-nli); gate:")
+    assert out[0]["method"].startswith("labels=nli(fake-nli); fusion reads claims in")
+    assert "; gate: 1 of 3" in out[0]["method"]
     assert out[0]["cached"] == {"hits": 0, "total": 2}
     assert fakes["roles"] == [("nli",)]
     code, again, _ = run(capsys, tmp_path, ["detect"], [line])

@@ -12,6 +12,8 @@ from conflictdesk.errors import CapabilityError, ModelIntegrityError
 from conflictdesk.scoring.fusion import (
     FEATURES,
     FusionModel,
+    fit_binary,
+    fit_binary_temperature,
     fit_logistic,
     fit_temperature,
     pair_features,
@@ -152,3 +154,67 @@ def test_label_claims_with_fusion_applies_the_decision_offsets():
     assert plain[0] is Relation.IRRELEVANT and shifted[0] is Relation.CONTRADICTS
     assert plain[2] == shifted[2]  # same calibrated probabilities
     assert shifted[1] == pytest.approx(shifted[2][1])  # confidence of the chosen relation
+
+
+def split_model(threshold: float = 0.5) -> FusionModel:
+    """A hand-set "split" model: P(CONTRADICTS | not SUPPORTS) rises with other_value_in_key."""
+    w = np.zeros((len(FEATURES), 1))
+    w[FEATURES.index("other_value_in_key"), 0] = 4.0
+    return FusionModel("split@1", np.zeros(len(FEATURES)), np.ones(len(FEATURES)), w,
+                       np.array([-2.0]), 2.0, structure="split", threshold=threshold)  # fmt: skip
+
+
+def split_rows(encoder: list[tuple[float, float, float]], other_value: list[float]) -> np.ndarray:
+    x = np.zeros((len(encoder), len(FEATURES)))
+    x[:, :3] = encoder
+    x[:, FEATURES.index("other_value_in_key")] = other_value
+    return x
+
+
+def test_split_keeps_the_encoders_supports_and_thresholds_the_rest():
+    model = split_model(threshold=0.5)
+    x = split_rows([(0.5, 0.4, 0.1), (0.1, 0.8, 0.1), (0.1, 0.1, 0.8), (0.1, 0.8, 0.1)],
+                   [1.0, 0.0, 1.0, 1.0])  # fmt: skip
+    # regression output sigmoid(4·v − 2): 0.12 without another value, 0.88 with one
+    assert model.relations(x).tolist() == [0, 2, 1, 1]
+    p = model.probabilities(x)
+    assert np.allclose(p.sum(axis=1), 1.0)
+    assert np.allclose(p[:, 0], x[:, 0])  # P(SUPPORTS) is the encoder's
+    # the temperature (2.0) calibrates the probabilities, not the decision
+    assert p[2, 1] / (p[2, 1] + p[2, 2]) == pytest.approx(1 / (1 + np.exp(-1.0)))
+    assert split_model(threshold=0.9).relations(x).tolist() == [0, 2, 2, 2]
+
+
+def test_split_round_trips_and_unknown_structures_are_refused(tmp_path):
+    model = split_model(threshold=0.3)
+    path = tmp_path / "fusion.json"
+    path.write_text(json.dumps(model.to_json()))
+    again = FusionModel.load(path, "split@1")
+    assert (again.structure, again.threshold) == ("split", 0.3)
+    x = split_rows([(0.1, 0.8, 0.1)], [0.4])
+    assert np.allclose(again.probabilities(x), model.probabilities(x))
+    path.write_text(json.dumps(model.to_json() | {"structure": "tree"}))
+    with pytest.raises(ModelIntegrityError):
+        FusionModel.load(path, "split@1")
+
+
+def test_binary_regression_learns_a_separable_rule():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(500, 4))
+    y = (x[:, 2] > 0).astype(float)
+    mean, scale, w, b = fit_binary(x, y, steps=600)
+    assert w.shape == (4, 1) and b.shape == (1,)
+    predicted = (((x - mean) / scale) @ w + b)[:, 0] > 0
+    assert float((predicted == (y == 1)).mean()) > 0.95
+    logits = (((x - mean) / scale) @ w + b)[:, 0]
+    assert 0.5 <= fit_binary_temperature(logits, y) <= 3.0
+
+
+def test_fusion_labels_answer_form_claims_and_leaves_others_to_the_encoder():
+    backends = fake_backends()
+    backends = type(backends)(**{**backends.__dict__, "fusion": contradiction_model()})
+    other = "Quarry Bridge opened in 1931."
+    docs = [Document("The Quarry Bridge was opened in 1931.")]
+    labelling = label_claims([CLAIM, other], docs, backends, labeller="fusion")
+    assert [row[0].labeller for row in labelling.judgments] == ["fusion", "nli"]
+    assert "1 of 2 labelled by the encoder alone" in labelling.method

@@ -8,6 +8,7 @@ import pytest
 from conflictdesk.errors import CapabilityError, ModelOutputError
 from conflictdesk.scoring.cache import Ledger
 from conflictdesk.scoring.label import (
+    DEFAULT_LABELLER,
     LLM_STAGE,
     NLI_STAGE,
     claim_parts,
@@ -70,7 +71,7 @@ def test_document_text_prefixes_a_title_once():
 
 
 def test_nli_labels_support_contradiction_and_irrelevance(backends):
-    labelling = label_claims([CLAIM], DOCS, backends)
+    labelling = label_claims([CLAIM], DOCS, backends, labeller="nli")
     assert [j.relation for j in labelling.judgments[0]] == [S, C, I]
     assert [j.labeller for j in labelling.judgments[0]] == ["nli", "nli", "gate"]
     assert labelling.method == (
@@ -80,10 +81,35 @@ def test_nli_labels_support_contradiction_and_irrelevance(backends):
 
 
 def test_without_the_gate_every_pair_goes_to_the_model(backends):
-    labelling = label_claims([CLAIM], DOCS, backends, gate=False)
+    labelling = label_claims([CLAIM], DOCS, backends, labeller="nli", gate=False)
     assert [j.labeller for j in labelling.judgments[0]] == ["nli", "nli", "nli"]
     assert labelling.judgments[0][2].relation is I
     assert labelling.method == "nli(fake-nli)"
+
+
+def test_the_default_labeller_sends_claims_not_in_the_answer_form_to_the_encoder(backends):
+    assert DEFAULT_LABELLER == "fusion"
+    labelling = label_claims([CLAIM], DOCS, backends)  # no fusion model among the fakes
+    assert [j.relation for j in labelling.judgments[0]] == [S, C, I]
+    assert [j.labeller for j in labelling.judgments[0]] == ["nli", "nli", "gate"]
+    assert labelling.method.startswith(
+        "nli(fake-nli); fusion reads claims in the answer form only: 1 of 1 labelled by the "
+        "encoder alone; gate:"
+    )
+
+
+def test_an_answer_form_claim_needs_the_fusion_model(backends):
+    with pytest.raises(CapabilityError, match="labeller nli"):
+        label_claims(
+            ["The answer to the question Who won? is Ada."], [Document("Ada won.")], backends
+        )
+    labelling = label_claims(
+        ["The answer to the question Who won? is Ada."],
+        [Document("Ada won.")],
+        backends,
+        labeller="nli",
+    )
+    assert labelling.method.startswith("nli(fake-nli); gate: 0 of 1")
 
 
 def test_shares_content():

@@ -154,7 +154,8 @@ def test_detect(backends):
     result = detect("Broken Bow had 3559 residents in 2010.", DOCS, backends)
     assert result.conflict is True
     assert result.to_json()["relations"] == ["SUPPORTS", "CONTRADICTS", "IRRELEVANT"]
-    assert result.to_json()["method"].startswith("labels=nli(fake-nli); gate: 1 of 3")
+    assert result.to_json()["method"].startswith("labels=nli(fake-nli); fusion reads claims in")
+    assert "; gate: 1 of 3" in result.to_json()["method"]
     no_conflict = detect("Broken Bow had 3559 residents in 2010.", [DOCS[0], DOCS[2]], backends)
     assert no_conflict.conflict is False
     with pytest.raises(InputError):

@@ -8,12 +8,14 @@ import pytest
 
 from conflictdesk.evaluation.cases import RELATIONS, Case
 from conflictdesk.scoring.fusion import decide
-from conflictdesk.training.fusion import CaseSet, predict_relations
+from conflictdesk.training.fusion import CaseSet, predict_relations, split_relations
 from conflictdesk.training.fusion_cv import (
     OFFSETS,
+    SPLIT_THRESHOLDS,
     bootstrap_difference,
     case_auc,
     choose_decision,
+    choose_split,
     fold_of,
     rank_auc,
 )
@@ -110,3 +112,36 @@ def test_encoder_separation_ranks_contradictions_against_irrelevant_pairs_only()
     separation = encoder_separation(cs)
     assert separation["doc_contra"] == 1.0 and separation["key_contra"] == 0.0
     assert separation["rev_contra"] == pytest.approx(0.5)
+
+
+def split_case_set(n_cases: int) -> CaseSet:
+    """`case_set` with the encoder's columns first (it finds SUPPORTS, and calls every other
+    pair CONTRADICTS), then a reading feature that is 1 for a gold CONTRADICTS pair."""
+    base = case_set(n_cases)
+    encoder = np.where(base.y[:, None] == S, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
+    reading = (base.y == C).astype(float)[:, None]
+    x = np.hstack([encoder, reading])
+    return CaseSet("t", base.cases, x, base.y, base.groups, base.gate)
+
+
+def shy_contra(x, y):
+    """A 'fit' whose P(CONTRADICTS | not SUPPORTS) is 0.35 for a true contradiction and 0.1
+    otherwise: only a threshold at or below 0.35 finds them."""
+    assert set(np.unique(y)) <= {0.0, 1.0}  # fitted on CONTRADICTS / IRRELEVANT pairs only
+    return lambda z: np.where(z[:, 3] > 0.5, 0.35, 0.1)
+
+
+def test_split_choice_takes_the_threshold_the_out_of_fold_data_need():
+    sets = [split_case_set(20), split_case_set(10)]
+    choices = choose_split(sets, shy_contra, split_relations)
+    assert choices[0].threshold <= 0.35 and choices[0].threshold in SPLIT_THRESHOLDS
+    assert choices[0].per_set == ((1.0, 1.0), (1.0, 1.0))
+    high = next(c for c in choices if c.threshold == 0.5)
+    assert high.per_set[0][0] == 0.0  # no contradiction found: no conflict
+    assert len(choices) == len(SPLIT_THRESHOLDS)
+
+
+def test_split_relations_keep_the_encoders_supports():
+    x = np.array([[0.6, 0.3, 0.1], [0.2, 0.7, 0.1], [0.2, 0.1, 0.7]])
+    q = np.array([0.9, 0.2, 0.5])  # a high q cannot turn the encoder's SUPPORTS
+    assert split_relations(x, q, 0.4).tolist() == [S, I, C]
