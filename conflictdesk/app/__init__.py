@@ -23,6 +23,7 @@ from conflictdesk.app.scoring import (
     VARIANTS,
     ScoringOptions,
     StoredResult,
+    answer_claim_of,
 )
 from conflictdesk.app.views import (
     AskView,
@@ -84,6 +85,7 @@ __all__ = [
     "Settings",
     "StageRow",
     "StoredResult",
+    "answer_claim_of",
     "count_files",
     "cpu_features",
     "discover_models",

@@ -28,7 +28,20 @@ __all__ = [
     "TWO_STAGE_THRESHOLD",
     "VARIANTS",
     "ScoringOptions",
+    "answer_claim_of",
 ]
+
+
+def answer_claim_of(question: str, answer: str) -> str:
+    """The claim that `answer` answers `question`, in the answer form the default labeller
+    reads with its answer-aware features ("The answer to the question Q? is A."); a question
+    without a question mark gets one."""
+    from conflictdesk.analysis.claims import answer_claim
+
+    asked = " ".join(question.split())
+    if not asked.endswith("?"):
+        asked = asked.rstrip(".") + "?"
+    return answer_claim(asked, " ".join(answer.split()).rstrip("."))
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from conflictdesk.app import Desk, StoredResult
+from conflictdesk.app import Desk, StoredResult, answer_claim_of
 from conflictdesk.cli import common
 from conflictdesk.cli.score import (
     add_batch_arguments,
@@ -14,6 +14,7 @@ from conflictdesk.cli.score import (
     require_text,
     run_batch,
 )
+from conflictdesk.errors import InputError
 
 EXAMPLES = """examples:
   conflictdesk detect claims.jsonl > relations.jsonl
@@ -25,6 +26,9 @@ EXAMPLES = """examples:
 
 input, one JSON object per line:
   {"id", "claim", "documents": [string | {"text", "title"?, "date"?, "source"?, "url"?}]}
+  or, for a question's answer, {"id", "question", "answer", "documents"}: the claim is then
+  "The answer to the question Q? is A.", the form the default labeller (fusion) reads with
+  its answer-aware features; other claims are labelled by the NLI encoder alone
 output, one line per input line (the id echoed):
   {"id", "relations": ["SUPPORTS" | "CONTRADICTS" | "IRRELEVANT", ...one per document],
    "confidences": [...], "uncertain": [true | false, ...], "conflict": true | false,
@@ -66,7 +70,17 @@ def run(args: argparse.Namespace) -> int:
     options = options_from_args(args)
 
     def handle(desk: Desk, value: dict[str, Any], run_id: Any) -> StoredResult:
-        return desk.detect(require_text(value, "claim"), require_documents(value), options,
+        return desk.detect(claim_of(value), require_documents(value), options,
                            run_input=value, run_id=run_id)  # fmt: skip
 
     return run_batch(args, handle)
+
+
+def claim_of(value: dict[str, Any]) -> str:
+    """The line's "claim", or the answer-form claim of its "question" and "answer"."""
+    if "claim" in value or not ("question" in value and "answer" in value):
+        try:
+            return require_text(value, "claim")
+        except InputError as error:
+            raise InputError(f'{error} (or give "question" and "answer")') from None
+    return answer_claim_of(require_text(value, "question"), require_text(value, "answer"))

@@ -53,7 +53,8 @@ def answer_kind(answer: str) -> str:
 
 
 def _split_answers(text: str) -> tuple[str, ...]:
-    parts = re.split(r",\s*|\s+or\s+", text.strip().rstrip("."))
+    # a comma separates answers, except the thousands separator of a number ("3,559")
+    parts = re.split(r"(?<!\d),\s*|,(?!\d{3}(?!\d))\s*|\s+or\s+", text.strip().rstrip("."))
     return tuple(p.strip() for p in parts if p.strip()) or (text.strip(),)
 
 

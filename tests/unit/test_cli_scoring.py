@@ -151,3 +151,28 @@ def test_help_has_examples(command, capsys):
     assert exit_info.value.code == 0
     text = capsys.readouterr().out
     assert "examples:" in text and f"conflictdesk {command}" in text and '"id"' in text
+
+
+def test_detect_builds_the_answer_form_claim_from_a_question_and_its_answer(
+    fakes, capsys, tmp_path
+):
+    line = json.dumps({"id": "q", "question": "How many people live in Broken Bow",
+                       "answer": "3,559.", "documents": DOCS})  # fmt: skip
+    bad = json.dumps({"id": "b", "question": "How many?", "documents": DOCS})
+    code, out, err = run(capsys, tmp_path, ["detect", "--labeller", "nli"], [line, bad])
+    assert code == 1
+    assert out[0]["id"] == "q" and len(out[0]["relations"]) == len(DOCS)
+    assert out[1] == {"id": "b", "error": out[1]["error"]}
+    assert 'missing or empty "claim"' in out[1]["error"] and '"answer"' in out[1]["error"]
+    # the default labeller reads the answer form with the fusion model, which the fakes lack
+    code, out, err = run(capsys, tmp_path, ["detect"], [line])
+    assert code != 0 and "fusion" in err and "--labeller nli" in err
+
+
+def test_answer_claim_of_reads_as_the_fusion_labellers_form():
+    from conflictdesk.app import answer_claim_of
+    from conflictdesk.scoring.reading import frame_claim, is_answer_claim
+
+    claim = answer_claim_of("How  many people live in Broken Bow", "3,559.")
+    assert claim == "The answer to the question How many people live in Broken Bow? is 3,559."
+    assert is_answer_claim(claim) and frame_claim(claim).answers == ("3,559",)

@@ -218,3 +218,13 @@ def test_fusion_labels_answer_form_claims_and_leaves_others_to_the_encoder():
     labelling = label_claims([CLAIM, other], docs, backends, labeller="fusion")
     assert [row[0].labeller for row in labelling.judgments] == ["fusion", "nli"]
     assert "1 of 2 labelled by the encoder alone" in labelling.method
+
+
+def test_a_thousands_separator_does_not_split_an_answer():
+    def answers(a: str) -> tuple[str, ...]:
+        return frame_claim(f"The answer to the question How many? is {a}.").answers
+
+    assert answers("3,559 people") == ("3,559 people",)
+    assert answers("1,234,567") == ("1,234,567",)
+    assert answers("Paris, Lyon or Nice") == ("Paris", "Lyon", "Nice")
+    assert answers("12,5") == ("12", "5")
