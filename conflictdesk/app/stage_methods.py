@@ -49,6 +49,8 @@ def pair_stage_one(caps: Capabilities) -> str:
 
 
 LABELLER_NOTE = (
-    "label: the default labeller is the NLI model with or without an LLM; --labeller llm "
-    "(llm-table7) or two-stage sends pairs to the LLM"
+    "label: the default labeller (fusion) reads claims in the answer form 'The answer to the "
+    "question Q? is A.' (detect's question/answer lines) with models/fusion over the NLI model; "
+    "other claims, such as score's decomposed ones, get the NLI model alone, with or without an "
+    "LLM; --labeller llm (llm-table7) or two-stage sends pairs to the LLM"
 )

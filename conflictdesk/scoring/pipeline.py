@@ -152,4 +152,7 @@ def detect(
     if verdict == "rule":
         return Detection(claim=scored, method=method, cache=ledger.use())
     decision = question_decision(scored.judgments, default_verdict_models()["detect"])
-    return Detection(scored, f"{method}; conflict: {decision.method}", ledger.use(), decision)
+    read = decision.method
+    if any(j.labeller == "fusion" for j in scored.judgments):
+        read += " (fitted on the NLI encoder's probabilities; here it reads the fusion labeller's)"
+    return Detection(scored, f"{method}; conflict: {read}", ledger.use(), decision)
