@@ -141,6 +141,7 @@ class FusionModel:
     offsets: tuple[float, float, float] = (0.0, 0.0, 0.0)  # added to log P before the argmax
     structure: str = "softmax"
     threshold: float = 0.5  # "split": the regression's output from which it is CONTRADICTS
+    fitted_on: str = ""  # the NLI model whose scores it was fitted on ("" when not recorded)
 
     @classmethod
     def load(cls, path: Path, model_id: str) -> FusionModel:
@@ -166,6 +167,7 @@ class FusionModel:
             tuple(float(v) for v in data.get("offsets", (0.0, 0.0, 0.0))),  # type: ignore[arg-type]
             structure,
             float(data.get("threshold", 0.5)),
+            str(data.get("fitted_on", "")),
         )
 
     def to_json(self) -> dict:
@@ -180,6 +182,7 @@ class FusionModel:
             "offsets": [round(float(v), 4) for v in self.offsets],
             "structure": self.structure,
             "threshold": round(float(self.threshold), 4),
+            "fitted_on": self.fitted_on,
         }
 
     def logits(self, features: np.ndarray) -> np.ndarray:

@@ -160,6 +160,8 @@ def label_claims(
             fusion = _require_fusion(backends)
             judged |= label_with_fusion(claims, texts, fused, backends.nli, fusion, ledger)
             method = f"fusion({fusion.model_id} over nli({backends.nli.model_id}))"
+            if fusion.fitted_on and fusion.fitted_on != backends.nli.model_id:
+                method += f" [fitted on the scores of {fusion.fitted_on}]"
         judged |= label_with_nli(claims, texts, plain, backends.nli, ledger)
         others = len({i for i, _ in plain})
         if others:

@@ -283,14 +283,16 @@ def train_fusion(
         model = fit_fusion(x, y, groups, FUSION_NAME, l2=l2, class_weight=best.class_weight,
                            offsets=best.offsets)  # fmt: skip
     if write:
-        model = write_model(model, models_dir, sets_nli_id(work))
+        model = write_model(model, models_dir, nli_model_id(threads))
     return model, sets, choices
 
 
-def sets_nli_id(work: Path) -> str:
-    """The NLI model whose scores the cache in `work` holds (the newest cache file)."""
-    caches = sorted(Path(work).glob("nli_scores-*.jsonl"), key=lambda p: p.stat().st_mtime)
-    return caches[-1].stem.removeprefix("nli_scores-") if caches else "unknown"
+def nli_model_id(threads: int) -> str:
+    """The id of the NLI model (the cascade, as configured) whose scores `load_sets` reads."""
+    from conflictdesk.backends.registry import load_backends
+    from conflictdesk.config import load_config
+
+    return load_backends(load_config(threads=threads), roles=("nli",)).nli.model_id
 
 
 def write_model(
@@ -303,6 +305,7 @@ def write_model(
     base = Path(models_dir or default_dir())
     folder = base / "fusion"
     folder.mkdir(parents=True, exist_ok=True)
+    model = dataclasses.replace(model, fitted_on=nli_id)
     (folder / "fusion.json").write_text(json.dumps(model.to_json(), indent=1) + "\n", "utf-8")
     manifest = Manifest.load(base / "manifest.json")
     entry = entry_for(

@@ -3,6 +3,7 @@ through label_claims."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -228,3 +229,18 @@ def test_a_thousands_separator_does_not_split_an_answer():
     assert answers("1,234,567") == ("1,234,567",)
     assert answers("Paris, Lyon or Nice") == ("Paris", "Lyon", "Nice")
     assert answers("12,5") == ("12", "5")
+
+
+def test_fusion_read_over_another_nli_model_says_so(tmp_path):
+    model = dataclasses.replace(contradiction_model(), fitted_on="cascade(a, b)")
+    path = tmp_path / "fusion.json"
+    path.write_text(json.dumps(model.to_json()))
+    assert FusionModel.load(path, "hand@1").fitted_on == "cascade(a, b)"
+    backends = fake_backends()
+    backends = type(backends)(**{**backends.__dict__, "fusion": model})
+    docs = [Document("The Quarry Bridge was opened in 1931.")]
+    labelling = label_claims([CLAIM], docs, backends, labeller="fusion")
+    assert "[fitted on the scores of cascade(a, b)]" in labelling.method
+    same = dataclasses.replace(model, fitted_on=backends.nli.model_id)
+    backends = type(backends)(**{**backends.__dict__, "fusion": same})
+    assert "fitted on" not in label_claims([CLAIM], docs, backends, labeller="fusion").method
