@@ -245,24 +245,15 @@ def fit_logistic(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Multinomial logistic regression by full-batch gradient descent with Adam on
     standardised features: (mean, scale, weights, bias)."""
-    mean, scale = x.mean(axis=0), x.std(axis=0)
-    scale[scale < 1e-6] = 1.0
-    z = (x - mean) / scale
-    n, d = z.shape
-    k = len(OUTPUTS)
-    onehot = np.eye(k)[y]
+    mean, scale, z = _standardised(x)
+    n = len(z)
+    onehot = np.eye(len(OUTPUTS))[y]
     sample_w = np.asarray(class_weight, dtype=np.float64)[y] if class_weight else np.ones(n)
-    sample_w = sample_w / sample_w.mean()
-    params = [np.zeros((d, k)), np.zeros(k)]
-    moments = [[np.zeros_like(p), np.zeros_like(p)] for p in params]
-    for step in range(1, steps + 1):
-        grad_logits = (softmax(z @ params[0] + params[1]) - onehot) * sample_w[:, None] / n
-        grads = [z.T @ grad_logits + l2 * params[0], grad_logits.sum(axis=0)]
-        for p, g, m in zip(params, grads, moments, strict=True):
-            m[0] = 0.9 * m[0] + 0.1 * g
-            m[1] = 0.999 * m[1] + 0.001 * g * g
-            p -= lr * (m[0] / (1 - 0.9**step)) / (np.sqrt(m[1] / (1 - 0.999**step)) + 1e-8)
-    return mean, scale, params[0], params[1]
+    sample_w = (sample_w / sample_w.mean())[:, None]
+    weights, bias = _adam(
+        z, len(OUTPUTS), lambda logits: (softmax(logits) - onehot) * sample_w / n, l2, steps, lr
+    )
+    return mean, scale, weights, bias
 
 
 def fit_binary(
@@ -270,21 +261,34 @@ def fit_binary(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Binary logistic regression (y in {0, 1}) by full-batch Adam on standardised features:
     (mean, scale, weights (features, 1), bias (1,)), the "split" structure's layout."""
+    mean, scale, z = _standardised(x)
+    target = np.asarray(y, dtype=np.float64)[:, None]
+    weights, bias = _adam(z, 1, lambda logits: (sigmoid(logits) - target) / len(z), l2, steps, lr)
+    return mean, scale, weights, bias
+
+
+def _standardised(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale < 1e-6] = 1.0
-    z = (x - mean) / scale
-    n, d = z.shape
-    params = [np.zeros((d, 1)), np.zeros(1)]
+    return mean, scale, (x - mean) / scale
+
+
+def _adam(
+    z: np.ndarray, outputs: int, residual, l2: float, steps: int, lr: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(weights, bias) of a linear model over `z` by full-batch Adam; `residual(logits)` is the
+    loss gradient with respect to the logits (already averaged over the rows), the weights
+    carry an L2 penalty."""
+    params = [np.zeros((z.shape[1], outputs)), np.zeros(outputs)]
     moments = [[np.zeros_like(p), np.zeros_like(p)] for p in params]
-    target = np.asarray(y, dtype=np.float64)[:, None]
     for step in range(1, steps + 1):
-        grad_logits = (sigmoid(z @ params[0] + params[1]) - target) / n
+        grad_logits = residual(z @ params[0] + params[1])
         grads = [z.T @ grad_logits + l2 * params[0], grad_logits.sum(axis=0)]
         for p, g, m in zip(params, grads, moments, strict=True):
             m[0] = 0.9 * m[0] + 0.1 * g
             m[1] = 0.999 * m[1] + 0.001 * g * g
             p -= lr * (m[0] / (1 - 0.9**step)) / (np.sqrt(m[1] / (1 - 0.999**step)) + 1e-8)
-    return mean, scale, params[0], params[1]
+    return params[0], params[1]
 
 
 def fit_binary_temperature(logits: np.ndarray, y: np.ndarray) -> float:

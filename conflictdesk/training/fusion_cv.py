@@ -61,18 +61,24 @@ class Choice:
 SPLIT_THRESHOLDS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 
 
+def stacked(case_sets: Sequence) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The case sets' feature rows and gold relations stacked, each row's fold (by case, case
+    indices made unique across the sets), and where to split the rows back into the sets."""
+    offsets_of = np.cumsum([0] + [len(s.cases) for s in case_sets[:-1]])
+    x = np.concatenate([s.x for s in case_sets])
+    y = np.concatenate([s.y for s in case_sets])
+    groups = np.concatenate([s.groups + o for s, o in zip(case_sets, offsets_of, strict=True)])
+    sizes = np.cumsum([len(s.y) for s in case_sets])[:-1]
+    return x, y, fold_of(groups), sizes
+
+
 def choose_split(case_sets: Sequence, fit_contra, relations) -> list[Choice]:
     """Every threshold of SPLIT_THRESHOLDS for the "split" structure, scored on out-of-fold
     P(CONTRADICTS | not SUPPORTS) of the training `case_sets` (folds by case), best first.
     `fit_contra(x, y)` is fitted on the other folds' gold CONTRADICTS (1) and IRRELEVANT (0)
     pairs and returns a function from feature rows to that probability;
     `relations(x, q, threshold)` gives relation ids."""
-    offsets_of = np.cumsum([0] + [len(s.cases) for s in case_sets[:-1]])
-    x = np.concatenate([s.x for s in case_sets])
-    y = np.concatenate([s.y for s in case_sets])
-    groups = np.concatenate([s.groups + o for s, o in zip(case_sets, offsets_of, strict=True)])
-    sizes = np.cumsum([len(s.y) for s in case_sets])[:-1]
-    fold = fold_of(groups)
+    x, y, fold, sizes = stacked(case_sets)
     not_supports = y != RELATIONS.index("SUPPORTS")
     contra = (y == RELATIONS.index("CONTRADICTS")).astype(float)
     q = np.zeros(len(y))
@@ -92,12 +98,7 @@ def choose_decision(case_sets: Sequence, fit, decide) -> list[Choice]:
     """Every candidate of CLASS_WEIGHTS x OFFSETS scored on out-of-fold probabilities of the
     training `case_sets` (folds by case), best first. `fit(x, y, class_weight)` returns a
     function from feature rows to probabilities; `decide(p, offsets)` gives relation ids."""
-    offsets_of = np.cumsum([0] + [len(s.cases) for s in case_sets[:-1]])
-    x = np.concatenate([s.x for s in case_sets])
-    y = np.concatenate([s.y for s in case_sets])
-    groups = np.concatenate([s.groups + o for s, o in zip(case_sets, offsets_of, strict=True)])
-    sizes = np.cumsum([len(s.y) for s in case_sets])[:-1]
-    fold = fold_of(groups)
+    x, y, fold, sizes = stacked(case_sets)
     choices = []
     for weight in CLASS_WEIGHTS:
         oof = np.zeros((len(y), len(RELATIONS)))
