@@ -295,10 +295,9 @@ def nli_model_id(threads: int) -> str:
     return load_backends(load_config(threads=threads), roles=("nli",)).nli.model_id
 
 
-def write_model(
-    model: FusionModel, models_dir: Path | None, nli_id: str = "conflictdesk-nli-minilm-int8"
-) -> FusionModel:
-    """Write fusion.json and upsert the manifest entry; the model id gains its version."""
+def write_model(model: FusionModel, models_dir: Path | None, nli_id: str) -> FusionModel:
+    """Write fusion.json (recording `nli_id`, the NLI model whose scores it was fitted on) and
+    upsert the manifest entry; the model id gains its version."""
     from conflictdesk.backends.manifest import Manifest, entry_for
     from conflictdesk.backends.manifest import models_dir as default_dir
 
