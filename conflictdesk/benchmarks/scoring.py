@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from conflictdesk.backends.base import Backends
-from conflictdesk.scoring.pipeline import score_response
+from conflictdesk.scoring.pipeline import detect, score_response
 from conflictdesk.scoring.prune import EMBED_STAGE
 from conflictdesk.training.claims import claim_text, load_ramdocs
 from conflictdesk.types import Document
@@ -90,3 +90,38 @@ def scoring_benchmark(data: Path, backends: Backends, sizes: list[int], repeats:
     """One row per size (models loaded and warmed first)."""
     time_mode("pruned_cold", *scoring_inputs(data, 2), backends)
     return [scoring_row(data, size, backends, repeats) for size in sizes]
+
+
+def detect_inputs(data: Path, n_claims: int) -> list[tuple[str, list[Document]]]:
+    """The first `n_claims` RAMDocs EVAL-half questions as `detect` inputs: the answer-form
+    claim of the first gold answer and the question's own documents."""
+    records = load_ramdocs("eval", data)[:n_claims]
+    return [(claim_text(r["question"], r["gold_answers"][0]),
+             [Document(d["text"]) for d in r["documents"]]) for r in records]  # fmt: skip
+
+
+def detect_benchmark(
+    data: Path, backends: Backends, labellers: tuple[str, ...], n_claims: int, repeats: int
+) -> dict:
+    """Per labeller, the median over `repeats` of the cold `detect` time per claim (no
+    judgment cached; models loaded and warmed first), with its CPU time, the pairs judged,
+    and each labeller's time over the first one's."""
+    inputs = detect_inputs(data, n_claims)
+    for labeller in labellers:  # load and warm every model the labellers use
+        detect(inputs[0][0], inputs[0][1], backends, labeller=labeller)
+    rows: dict[str, Any] = {}
+    for labeller in labellers:
+        walls, cpus = [], []
+        for _ in range(repeats):
+            start, cpu = time.perf_counter(), time.process_time()
+            for claim, docs in inputs:
+                detect(claim, docs, backends, labeller=labeller)
+            walls.append((time.perf_counter() - start) / len(inputs))
+            cpus.append((time.process_time() - cpu) / len(inputs))
+        rows[labeller] = {"ms_per_claim": round(1000 * statistics.median(walls), 1),
+                          "cpu_ms_per_claim": round(1000 * statistics.median(cpus), 1)}  # fmt: skip
+    first = rows[labellers[0]]["ms_per_claim"]
+    for row in rows.values():
+        row["vs_first"] = round(row["ms_per_claim"] / max(first, 1e-9), 2)
+    pairs = sum(len(docs) for _, docs in inputs)
+    return {"claims": len(inputs), "pairs": pairs, "repeats": repeats, "labellers": rows}
