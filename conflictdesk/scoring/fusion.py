@@ -206,16 +206,23 @@ class FusionModel:
         """Relation indices (into `OUTPUTS`) of feature rows (`structure`)."""
         if self.structure != "split":
             return self.decide(self.probabilities(features))
-        encoder = np.atleast_2d(features)[:, SUPPORTS_COLUMNS].argmax(axis=1)
         # the threshold was chosen on the regression's own output (out of fold, before any
         # temperature), so it is compared with that; the temperature calibrates only the
         # reported probabilities
-        contra = sigmoid(self.logits(features)[:, 0]) >= self.threshold
-        return np.where(encoder == 0, 0, np.where(contra, 1, 2))
+        raw = sigmoid(self.logits(features)[:, 0])
+        return split_relations(np.atleast_2d(features), raw, self.threshold)
 
     def decide(self, probabilities: np.ndarray) -> np.ndarray:
         """ "softmax": relation indices of probability rows, argmax of log P + offsets."""
         return decide(probabilities, self.offsets)
+
+
+def split_relations(x: np.ndarray, q: np.ndarray, threshold: float) -> np.ndarray:
+    """The "split" decision from feature rows and their P(CONTRADICTS | not SUPPORTS): the
+    encoder's argmax keeps SUPPORTS, the rest is CONTRADICTS from `threshold` on, else
+    IRRELEVANT."""
+    encoder = x[:, SUPPORTS_COLUMNS].argmax(axis=1)
+    return np.where(encoder == 0, 0, np.where(q >= threshold, 1, 2))
 
 
 def decide(probabilities: np.ndarray, offsets: Sequence[float]) -> np.ndarray:

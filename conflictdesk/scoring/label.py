@@ -153,8 +153,9 @@ def label_claims(
         open_cells = [cell for cell in open_cells if cell not in pruned]
         judged |= dict.fromkeys(pruned, PRUNE_JUDGMENT)
     if labeller == "fusion":
-        fused = [cell for cell in open_cells if is_answer_claim(claims[cell[0]])]
-        plain = [cell for cell in open_cells if not is_answer_claim(claims[cell[0]])]
+        answer_form = {i for i, claim in enumerate(claims) if is_answer_claim(claim)}
+        fused = [cell for cell in open_cells if cell[0] in answer_form]
+        plain = [cell for cell in open_cells if cell[0] not in answer_form]
         method = f"nli({backends.nli.model_id})"
         if fused:
             fusion = _require_fusion(backends)

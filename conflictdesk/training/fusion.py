@@ -28,7 +28,6 @@ from conflictdesk.evaluation.cases import (
 )
 from conflictdesk.scoring.fusion import (
     FEATURES,
-    SUPPORTS_COLUMNS,
     Classify,
     FusionModel,
     decide,
@@ -39,6 +38,7 @@ from conflictdesk.scoring.fusion import (
     pair_features,
     sigmoid,
     softmax,
+    split_relations,
 )
 from conflictdesk.training.fusion_cv import (
     Choice,
@@ -46,8 +46,10 @@ from conflictdesk.training.fusion_cv import (
     case_auc,
     choose_decision,
     choose_split,
+    fold_of,
     rank_auc,
     relation_rows,
+    stacked,
 )
 from conflictdesk.types import NLIScores
 
@@ -106,7 +108,7 @@ def fit_fusion(
 ) -> FusionModel:
     """Fit the regression on 80% of the cases (by case), the temperature on the other 20%,
     then refit the regression on all of them with that temperature."""
-    held = (groups * 2654435761 % 5) == 0
+    held = fold_of(groups) == 0
     mean, scale, w, b = fit_logistic(x[~held], y[~held], l2=l2, class_weight=class_weight)
     logits = ((x[held] - mean) / scale) @ w + b
     temperature = fit_temperature(logits, y[held])
@@ -126,7 +128,7 @@ def fit_split(
     """The "split" structure: the binary regression on the gold CONTRADICTS and IRRELEVANT
     pairs of 80% of the cases (by case), its temperature on the other 20%, then refit on all
     of them with that temperature."""
-    held = (groups * 2654435761 % 5) == 0
+    held = fold_of(groups) == 0
     rows = y != RELATIONS.index("SUPPORTS")
     contra = (y == RELATIONS.index("CONTRADICTS")).astype(float)
     fit_rows = rows & ~held
@@ -146,13 +148,6 @@ def contra_regression(l2: float):
         return lambda z: sigmoid((((z - mean) / scale) @ w + b)[:, 0])
 
     return fit
-
-
-def split_relations(x: np.ndarray, q: np.ndarray, threshold: float) -> np.ndarray:
-    """The "split" decision (`FusionModel.relations`) from feature rows and their
-    P(CONTRADICTS | not SUPPORTS)."""
-    encoder = x[:, SUPPORTS_COLUMNS].argmax(axis=1)
-    return np.where(encoder == 0, 0, np.where(q >= threshold, 1, 2))
 
 
 def regression(l2: float):
@@ -234,13 +229,12 @@ FUSION_LICENCE = (
 )
 
 
-def load_sets(work: Path, threads: int) -> dict[str, CaseSet]:
-    """Feature rows of RAMDocs (split into halves) and QACC train/dev, NLI scores cached."""
-    from conflictdesk.backends.registry import load_backends
-    from conflictdesk.config import load_config
+def load_sets(work: Path, threads: int, nli: NLI | None = None) -> dict[str, CaseSet]:
+    """Feature rows of RAMDocs (split into halves) and QACC train/dev, NLI scores cached;
+    `nli` defaults to the configured one."""
     from conflictdesk.evaluation.cases import load_cases
 
-    nli = load_backends(load_config(threads=threads), roles=("nli",)).nli
+    nli = nli or configured_nli(threads)
     classify = ScoreCache(nli, Path(work) / f"nli_scores-{nli.model_id}.jsonl")
     ramdocs = featurise("ramdocs", load_cases("ramdocs", "dev"), classify)
     halves = [c.half == "train" for c in ramdocs.cases]
@@ -268,12 +262,10 @@ def train_fusion(
     grouped cross-validation on the training sets, fit on all of them; with `write`, save
     models/fusion and its manifest entry. Returns the model, every set, and the candidates
     best first."""
-    sets = load_sets(work, threads)
+    nli = configured_nli(threads)
+    sets = load_sets(work, threads, nli)
     train = [sets[name] for name in TRAINING_SETS]
-    starts = np.cumsum([0] + [len(s.cases) for s in train[:-1]])
-    x = np.concatenate([s.x for s in train])
-    y = np.concatenate([s.y for s in train])
-    groups = np.concatenate([s.groups + start for s, start in zip(train, starts, strict=True)])
+    x, y, groups, _ = stacked(train)
     if structure == "split":
         choices = choose_split(train, contra_regression(l2), split_relations)
         model = fit_split(x, y, groups, FUSION_NAME, l2=l2, threshold=choices[0].threshold)
@@ -283,16 +275,16 @@ def train_fusion(
         model = fit_fusion(x, y, groups, FUSION_NAME, l2=l2, class_weight=best.class_weight,
                            offsets=best.offsets)  # fmt: skip
     if write:
-        model = write_model(model, models_dir, nli_model_id(threads))
+        model = write_model(model, models_dir, nli.model_id)
     return model, sets, choices
 
 
-def nli_model_id(threads: int) -> str:
-    """The id of the NLI model (the cascade, as configured) whose scores `load_sets` reads."""
+def configured_nli(threads: int) -> NLI:
+    """The NLI model (the cascade, as configured) whose scores the fusion features read."""
     from conflictdesk.backends.registry import load_backends
     from conflictdesk.config import load_config
 
-    return load_backends(load_config(threads=threads), roles=("nli",)).nli.model_id
+    return load_backends(load_config(threads=threads), roles=("nli",)).nli
 
 
 def write_model(model: FusionModel, models_dir: Path | None, nli_id: str) -> FusionModel:

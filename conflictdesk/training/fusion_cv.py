@@ -62,14 +62,14 @@ SPLIT_THRESHOLDS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 
 
 def stacked(case_sets: Sequence) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The case sets' feature rows and gold relations stacked, each row's fold (by case, case
-    indices made unique across the sets), and where to split the rows back into the sets."""
+    """The case sets' feature rows and gold relations stacked, each row's case index (made
+    unique across the sets), and where to split the rows back into the sets."""
     offsets_of = np.cumsum([0] + [len(s.cases) for s in case_sets[:-1]])
     x = np.concatenate([s.x for s in case_sets])
     y = np.concatenate([s.y for s in case_sets])
     groups = np.concatenate([s.groups + o for s, o in zip(case_sets, offsets_of, strict=True)])
     sizes = np.cumsum([len(s.y) for s in case_sets])[:-1]
-    return x, y, fold_of(groups), sizes
+    return x, y, groups, sizes
 
 
 def choose_split(case_sets: Sequence, fit_contra, relations) -> list[Choice]:
@@ -78,7 +78,8 @@ def choose_split(case_sets: Sequence, fit_contra, relations) -> list[Choice]:
     `fit_contra(x, y)` is fitted on the other folds' gold CONTRADICTS (1) and IRRELEVANT (0)
     pairs and returns a function from feature rows to that probability;
     `relations(x, q, threshold)` gives relation ids."""
-    x, y, fold, sizes = stacked(case_sets)
+    x, y, groups, sizes = stacked(case_sets)
+    fold = fold_of(groups)
     not_supports = y != RELATIONS.index("SUPPORTS")
     contra = (y == RELATIONS.index("CONTRADICTS")).astype(float)
     q = np.zeros(len(y))
@@ -98,7 +99,8 @@ def choose_decision(case_sets: Sequence, fit, decide) -> list[Choice]:
     """Every candidate of CLASS_WEIGHTS x OFFSETS scored on out-of-fold probabilities of the
     training `case_sets` (folds by case), best first. `fit(x, y, class_weight)` returns a
     function from feature rows to probabilities; `decide(p, offsets)` gives relation ids."""
-    x, y, fold, sizes = stacked(case_sets)
+    x, y, groups, sizes = stacked(case_sets)
+    fold = fold_of(groups)
     choices = []
     for weight in CLASS_WEIGHTS:
         oof = np.zeros((len(y), len(RELATIONS)))

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from conflictdesk.evaluation.cases import RELATIONS, Case
-from conflictdesk.scoring.fusion import decide
-from conflictdesk.training.fusion import CaseSet, predict_relations, split_relations
+from conflictdesk.scoring.fusion import decide, split_relations
+from conflictdesk.training.fusion import CaseSet, predict_relations
 from conflictdesk.training.fusion_cv import (
     OFFSETS,
     SPLIT_THRESHOLDS,
