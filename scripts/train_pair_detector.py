@@ -16,7 +16,7 @@ import json
 import time
 from pathlib import Path
 
-from conflictdesk.analysis.pair_features import EMBEDDING_LAYOUT, STANCE_DIM
+from conflictdesk.analysis.pair_features import EMBEDDING_LAYOUT, STANCE_DIM, STATEMENT_STANCES
 from conflictdesk.training import pair_detector, pair_report
 from conflictdesk.training.pair_eval import LAYOUTS
 from conflictdesk.training.pair_model import TrainConfig
@@ -36,7 +36,7 @@ def train_config(args: argparse.Namespace) -> TrainConfig:
     )
 
 
-def main(argv: list[str] | None = None) -> None:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--layout",
@@ -60,6 +60,14 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="head 1 (conflict) reads only the stance block; head 2 (types) reads every feature",
     )
+    parser.add_argument(
+        "--statement-stance",
+        choices=STATEMENT_STANCES,
+        default="first-tier",
+        help="which NLI reads a passage's stance towards a statement (yes/no and declarative "
+        "queries): first-tier (the MiniLM, as every other stance) or cascade (the labelling "
+        "cascade, MPNet on the unsure readings); wh answer-claim stances stay with the first tier",
+    )
     parser.add_argument("--report", type=Path, default=Path("docs/model_report.md"))
     parser.add_argument(
         "--report-only", action="store_true", help="rewrite the report from the last run's metrics"
@@ -70,7 +78,11 @@ def main(argv: list[str] | None = None) -> None:
         default="",
         help="with --report-only and a --layout: why that variant is not the shipped model",
     )
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
     args.layout_given = args.layout is not None
     args.layout = args.layout or EMBEDDING_LAYOUT
     config = train_config(args)
@@ -83,7 +95,7 @@ def main(argv: list[str] | None = None) -> None:
         with open(work / "log.jsonl", "a", encoding="utf-8") as handle:
             handle.write(line + "\n")
 
-    name = pair_detector.variant(args.layout, config)
+    name = pair_detector.variant(args.layout, config, args.statement_stance)
     if args.report_only and not args.layout_given:
         name = pair_detector.shipped_variant()
     metrics = work / f"metrics-{name}.json"
@@ -93,7 +105,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.report_only:
         result = json.loads(metrics.read_text("utf-8"))
     else:
-        result = pair_detector.run(config, args.layout, work, log, write=not args.dry_run)
+        result = pair_detector.run(config, args.layout, work, log, write=not args.dry_run,
+                                   statement_stance=args.statement_stance)  # fmt: skip
     if not args.dry_run:
         write_report(args, work, name, result)
 

@@ -30,7 +30,7 @@ the example collection). Only pairs within the packet are judged: at most C(k′
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from itertools import combinations
 from typing import Any
@@ -48,11 +48,12 @@ from conflictdesk.analysis.pair_features import (
     nli_matrix,
     pair_features,
     stance_block,
-    stance_inputs,
     stance_request,
+    stance_scores,
 )
 from conflictdesk.analysis.types import ConflictPair, PairDetection, Tagging
-from conflictdesk.backends.base import Backends, Generator, JudgmentCache
+from conflictdesk.backends.base import NLI, Backends, Generator, JudgmentCache
+from conflictdesk.backends.cascade_nli import model_family
 from conflictdesk.errors import ModelIntegrityError, ModelOutputError
 from conflictdesk.types import PAIR_TYPES, NLIScores, PairScores, PairType, Passage
 
@@ -131,8 +132,11 @@ def stage_one(
     index_pairs: Sequence[tuple[int, int]],
     backends: Backends,
     cache: JudgmentCache | None = None,
+    statement_nli: NLI | None = None,
 ) -> list[PairScores] | None:
-    """Stage-1 scores for each index pair, or None without a pair model in the route."""
+    """Stage-1 scores for each index pair, or None without a pair model in the route.
+    `statement_nli`: the labelling NLI (the cascade), which reads the stances towards a
+    statement when the model was trained on its readings (`statement_reader`)."""
     if backends.pair is None or not index_pairs:
         return None
     template = _template(backends)
@@ -154,21 +158,39 @@ def stage_one(
         requests = [
             stance_request(query, passages[i].text, passages[j].text) for i, j in index_pairs
         ]
-        block = stance_block(requests, _unique_nli(stance_inputs(requests), backends, cache))
+        statements = statement_reader(backends, statement_nli)[0]
+
+        def read(nli: NLI) -> Callable[[list[tuple[str, str]]], np.ndarray]:
+            return lambda batch: nli_matrix(
+                nli_batch(nli, batch, stage="pairs.stance", cache=cache)
+            )
+
+        read_statements = read(statements) if statements is not None else None
+        block = stance_block(
+            requests, stance_scores(requests, read(feature_nli(backends)), read_statements)
+        )
     if layout is None or layout not in STANCE_LAYOUTS:
         return backends.pair.classify(pair_features(left, right, ij, ji))
     return backends.pair.classify(layout_features(layout, left, right, ij, ji, block))
 
 
-def _unique_nli(
-    batch: list[tuple[str, str]], backends: Backends, cache: JudgmentCache | None
-) -> np.ndarray:
-    """[N, 3] NLI probabilities of `batch`, each distinct input scored once (a yes/no
-    question's statement is read by the same passage in every pair it is in)."""
-    unique = list(dict.fromkeys(batch))
-    scores = nli_matrix(nli_batch(feature_nli(backends), unique, stage="pairs.stance", cache=cache))
-    row = {x: k for k, x in enumerate(unique)}
-    return scores[[row[x] for x in batch]]
+def statement_reader(backends: Backends, statement_nli: NLI | None) -> tuple[NLI | None, str]:
+    """The NLI that reads stage 1's stances towards a statement, and a note for `method`
+    when it is not the one the pair model was trained on. A model trained on the cascade's
+    readings (`statement_stance: cascade`) gets `statement_nli` (else the back-ends' NLI)
+    when that is the same cascade; otherwise the first tier reads them, as for every other
+    stance (None), and the note says so: the stance features then differ from training."""
+    pair = backends.pair
+    if pair is None or getattr(pair, "statement_stance", "first-tier") != "cascade":
+        return None, ""
+    wanted = getattr(pair, "statement_nli", None)
+    nli = statement_nli or backends.nli
+    if wanted and model_family(nli.model_id) == wanted:
+        return nli, ""
+    return None, (
+        f"(statement stances read by {feature_nli(backends).model_id}; "
+        f"trained on {wanted or 'the cascade'}'s)"
+    )
 
 
 def decision_threshold(backends: Backends) -> float:
@@ -195,11 +217,14 @@ def detect_pairs(
     tau_c: float | None = None,
     cache: JudgmentCache | None = None,
     use_llm: bool = True,
+    statement_nli: NLI | None = None,
 ) -> PairDetection:
-    """Judge every pair of `passages` (the packet) with the two-stage detector."""
+    """Judge every pair of `passages` (the packet) with the two-stage detector;
+    `statement_nli`: the labelling NLI when the analysis tags with its first tier
+    (`stage_one`)."""
     threshold = resolve_tau_c(backends, tau_c)
     index_pairs = list(combinations(range(len(passages)), 2))
-    stage1 = stage_one(query, passages, index_pairs, backends, cache)
+    stage1 = stage_one(query, passages, index_pairs, backends, cache, statement_nli)
     settles = stage_one_routes(backends)
     cut = decision_threshold(backends)
     answers = {t.passage_id: (t.answer or "").lower() for t in tagging.tags}
@@ -231,18 +256,20 @@ def detect_pairs(
             # type model's agreement features (evidence_signals.pair_signals)
             decided[n] = replace(decided[n], nli=pair.nli) if n in decided else pair
         stage2 = f"nli:{backends.nli.model_id}"
-    stage1_name = _stage1_name(backends)
+    stage1_name = _stage1_name(backends, statement_nli)
     pairs = tuple(decided[n] for n in range(len(index_pairs)))
     return PairDetection(pairs, threshold, stage1_name + stage2)
 
 
-def _stage1_name(backends: Backends) -> str:
-    """The stage-1 part of `method`: the MLP, or why every pair went to stage 2."""
+def _stage1_name(backends: Backends, statement_nli: NLI | None = None) -> str:
+    """The stage-1 part of `method`: the MLP, or why every pair went to stage 2, and a
+    note when its statement stances were not read by the NLI it was trained on."""
     if backends.pair is None:
         return ""
+    note = statement_reader(backends, statement_nli)[1]
     if not stage_one_routes(backends):
-        return f"stage1-off({backends.pair.model_id} below baselines; types from head 2)+"
-    return f"mlp:{backends.pair.model_id}+"
+        return f"stage1-off({backends.pair.model_id} below baselines; types from head 2){note}+"
+    return f"mlp:{backends.pair.model_id}{note}+"
 
 
 def _from_stage_one(a: int, b: int, scores: PairScores, cut: float = 0.5) -> ConflictPair:

@@ -220,6 +220,7 @@ def analyze(
     `passage_vectors` (passage id → vector from `backends.embedder`, e.g. the store's index)
     and `query_vector` (the one retrieval made) spare re-embedding; only the rest is embedded."""
     opts = options or AnalysisOptions()
+    labelling_nli = backends.nli  # the cascade, for stage 1's statement stances
     backends = analysis_backends(backends, opts.cascade)
     if not query.strip():
         raise UsageError("empty query")
@@ -283,6 +284,7 @@ def analyze(
             tau_c=opts.tau_c,
             cache=cache,
             use_llm=opts.use_llm,
+            statement_nli=labelling_nli,
         ),
     )
     verdict = run.stage(

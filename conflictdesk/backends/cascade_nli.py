@@ -11,6 +11,7 @@ entry (`cascade_rule`, `replace` when absent); the `nli_rule` setting overrides 
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 
@@ -32,6 +33,13 @@ def cascade_model_id(fast_id: str, accurate_id: str, band: float, rule: str = "r
     rule."""
     second = accurate_id if rule == "replace" else f"geomean({fast_id}, {accurate_id})"
     return f"cascade({fast_id} if top-p>={band:g}, else {second})"
+
+
+def model_family(model_id: str) -> str:
+    """A model id without its versions ("name@abc123" -> "name"), inside a cascade's id too:
+    what a model trained on another model's outputs records, so a rebuilt tier of the same
+    name still matches."""
+    return re.sub(r"@[0-9a-f]+", "", model_id)
 
 
 class CascadeNLI:

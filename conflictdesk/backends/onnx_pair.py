@@ -77,6 +77,22 @@ class OnnxPairClassifier:
         return str(self.config.get("layout", "emb4"))
 
     @property
+    def statement_stance(self) -> str:
+        """Which NLI read the stances towards a statement in training: "first-tier" (the
+        analysis' NLI, as every other stance) or "cascade" (the labelling cascade, named by
+        `statement_nli`); `pair_features.STATEMENT_STANCES`."""
+        self._ensure_loaded()
+        return str(self.config.get("statement_stance", "first-tier"))
+
+    @property
+    def statement_nli(self) -> str | None:
+        """The family (`cascade_nli.model_family`) of the NLI that read the statement stances
+        in training, when it was the cascade."""
+        self._ensure_loaded()
+        value = self.config.get("statement_nli")
+        return str(value) if value else None
+
+    @property
     def route(self) -> str:
         """ "two-stage" when stage 1 earned its place on held-out pairs, else "stage2-only"."""
         self._ensure_loaded()

@@ -164,14 +164,23 @@ def capabilities(config: Config) -> Capabilities:
     fast_nli = models.get("nli")
     models["nli"], nli_note = nli_tier(config, manifest, fast_nli)
     notes.append(nli_note)
-    if models["nli"] != fast_nli:
-        notes.append(
-            "ask: the MiniLM alone tags passages and judges pairs (`ask --tiers cascade` runs "
-            "the cascade there: no better on ask's development sets, about 2.5x slower); "
-            "claim x document labelling (detect, score) runs the cascade"
-        )
     pair_entry = select_entry(manifest, "pair")
-    pair_route = str((pair_entry.extra or {}).get("route", "two-stage")) if pair_entry else ""
+    pair_extra = (pair_entry.extra or {}) if pair_entry else {}
+    if models["nli"] != fast_nli:
+        statements = pair_extra.get("statement_stance") == "cascade"
+        notes.append(
+            "ask: the MiniLM alone tags passages and judges pairs"
+            + (
+                ", but for stage 1's stances of passages towards a yes/no or declarative "
+                "question (the pair model was trained on the cascade's readings of those)"
+                if statements
+                else ""
+            )
+            + " (`ask --tiers cascade` runs the cascade there: no better on ask's development "
+            "sets, about 2.5x slower); claim x document labelling (detect, score) runs the "
+            "cascade"
+        )
+    pair_route = str(pair_extra.get("route", "two-stage")) if pair_entry else ""
     if pair_route == "stage2-only":
         notes.append(
             "pair: the stage-1 MLP did not beat always-conflict and NLI alone on held-out "

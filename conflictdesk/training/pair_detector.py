@@ -4,6 +4,7 @@ is scripts/train_pair_detector.py; torch is needed here, never by the product.""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -16,7 +17,10 @@ from conflictdesk.analysis.pair_features import (
     NLI_LAYOUT,
     NLI_WORDS,
     STANCE_LAYOUTS,
+    routed_inputs,
 )
+from conflictdesk.backends.cascade_nli import model_family
+from conflictdesk.errors import ModelMissingError
 from conflictdesk.training import pair_data, pair_eval, pair_model
 from conflictdesk.training.features import EmbeddingCache, NLICache
 from conflictdesk.training.pairs import TEXT_TEMPLATE, TextPair
@@ -41,7 +45,8 @@ def uses_nli(layout: str) -> bool:
 
 
 def caches(work: Path, threads: int) -> tuple[EmbeddingCache, NLICache]:
-    """Feature caches keyed by the sha256 of the model that fills them."""
+    """Feature caches keyed by the sha256 of the model that fills them (the NLI one: the
+    labelling cascade's first tier, the MiniLM)."""
     from conflictdesk.backends.ct2_nli import CT2CrossEncoder
     from conflictdesk.backends.manifest import models_dir, sha256_file
     from conflictdesk.backends.onnx_embedder import OnnxEmbedder
@@ -55,6 +60,25 @@ def caches(work: Path, threads: int) -> tuple[EmbeddingCache, NLICache]:
         EmbeddingCache(work / f"embeddings-{emb_tag}.npz", embedder.embed),
         NLICache(work / f"nli-{nli_tag}.npz", nli.classify),
     )
+
+
+def statement_cache(work: Path, threads: int, statement_stance: str) -> NLICache | None:
+    """The cache of the stances towards a statement when they come from the labelling
+    cascade (`statement_stance` "cascade"), keyed by the cascade's id (both tiers' versions,
+    band and rule); None when the first tier reads them too."""
+    if statement_stance == "first-tier":
+        return None
+    from conflictdesk.backends.registry import load_backends
+    from conflictdesk.config import load_config
+
+    nli = load_backends(load_config(threads=threads), roles=("nli",)).nli
+    if getattr(nli, "accurate", None) is None:
+        raise ModelMissingError(
+            "statement stances from the cascade need its second tier (models/nli_mpnet, "
+            f"CONFLICTDESK_NLI_BAND > 0); the configured NLI is {nli.model_id}"
+        )
+    tag = hashlib.sha256(nli.model_id.encode("utf-8")).hexdigest()[:12]
+    return NLICache(work / f"nli-statements-{tag}.npz", nli.classify)
 
 
 def training_matrix(train: list[TextPair], features) -> tuple[np.ndarray, ...]:
@@ -118,7 +142,12 @@ def evaluate(
 SPEED_PAIRS = 100
 
 
-def feature_speed(sets: dict[str, list[TextPair]], nli: NLICache, layout: str) -> dict:
+def feature_speed(
+    sets: dict[str, list[TextPair]],
+    nli: NLICache,
+    layout: str,
+    statements: NLICache | None = None,
+) -> dict:
     """Pairs per second of the layout's NLI features, uncached, on the first SPEED_PAIRS
     pairs of each set (the cost `detect` pays; embeddings are shared with retrieval)."""
     if not uses_nli(layout):
@@ -128,12 +157,16 @@ def feature_speed(sets: dict[str, list[TextPair]], nli: NLICache, layout: str) -
         rows = data[:SPEED_PAIRS]
         started = time.perf_counter()
         if layout == NLI_LAYOUT:
-            inputs = [x for p in rows for x in pair_eval.nli_inputs_of(p)]
+            first, to_statements = [x for p in rows for x in pair_eval.nli_inputs_of(p)], []
         else:
-            inputs = list(dict.fromkeys(pair_eval.stance_inputs_of(rows)))
-        nli.classify(inputs)
+            requests = pair_eval.stance_requests(rows)
+            first, to_statements = routed_inputs(requests, statements is not None)
+        nli.classify(first)  # uncached
+        if to_statements and statements is not None:
+            statements.classify(to_statements)
         seconds = time.perf_counter() - started
-        out[name] = {"pairs_per_s": round(len(rows) / seconds, 1), "nli_calls": len(inputs)}
+        calls = len(first) + len(to_statements)
+        out[name] = {"pairs_per_s": round(len(rows) / seconds, 1), "nli_calls": calls}
     return out
 
 
@@ -152,13 +185,18 @@ def write_config(
     tau: float,
     threshold: float = 0.5,
     conflict_tail: int = 0,
+    statement_nli: str | None = None,
 ) -> None:
+    """`statement_nli`: the family of the cascade that read the stances towards a statement
+    (None: the first tier read every stance)."""
     config = {
         "text_template": TEXT_TEMPLATE,
         "embedder": EMBEDDER,
         "nli": NLI_MODEL if uses_nli(layout) else None,
         "layout": layout,
         "nli_words": NLI_WORDS,
+        "statement_stance": "cascade" if statement_nli else "first-tier",
+        "statement_nli": statement_nli,
         "feature_dim": dim,
         "temperature": round(temperature, 4),
         "tau_c": tau,
@@ -167,7 +205,8 @@ def write_config(
         "threshold_source": "best pooled dev F1 (scripts/train_pair_detector.py)",
         "route": "two-stage",
         "conflict_head_reads": f"last {conflict_tail} columns" if conflict_tail else "all",
-        "variant": f"{layout}.head1-stance" if conflict_tail else layout,
+        "variant": (f"{layout}.head1-stance" if conflict_tail else layout)
+        + (".statements-cascade" if statement_nli else ""),
         "types": ["none", "factual", "temporal", "opinion"],
     }
     (out / "pair_config.json").write_text(json.dumps(config, indent=2) + "\n", "utf-8")
@@ -180,9 +219,13 @@ def set_route(out: Path, route: str) -> None:
     path.write_text(json.dumps(config, indent=2) + "\n", "utf-8")
 
 
-def variant(layout: str, config: pair_model.TrainConfig) -> str:
-    """The layout's name, marked when head 1 reads only the stance block."""
-    return f"{layout}.head1-stance" if config.conflict_tail else layout
+def variant(
+    layout: str, config: pair_model.TrainConfig, statement_stance: str = "first-tier"
+) -> str:
+    """The layout's name, marked when head 1 reads only the stance block and when the
+    cascade reads the statement stances."""
+    name = f"{layout}.head1-stance" if config.conflict_tail else layout
+    return name + (".statements-cascade" if statement_stance == "cascade" else "")
 
 
 def shipped_variant() -> str:
@@ -193,15 +236,20 @@ def shipped_variant() -> str:
     return str(config.get("variant", config.get("layout", EMBEDDING_LAYOUT)))
 
 
-def rebuild_command(layout: str, config: pair_model.TrainConfig) -> str:
+def rebuild_command(
+    layout: str, config: pair_model.TrainConfig, statement_stance: str = "first-tier"
+) -> str:
     return (
         REBUILD
         + ("" if layout == EMBEDDING_LAYOUT else f" --layout {layout}")
         + (" --conflict-head-stance" if config.conflict_tail else "")
+        + ("" if statement_stance == "first-tier" else f" --statement-stance {statement_stance}")
     )
 
 
-def register(out: Path, extra: dict, layout: str, rebuild: str) -> None:
+def register(
+    out: Path, extra: dict, layout: str, rebuild: str, statement_nli: str | None = None
+) -> None:
     from conflictdesk.backends.manifest import Manifest, entry_for, models_dir
 
     entry = entry_for(
@@ -212,7 +260,8 @@ def register(out: Path, extra: dict, layout: str, rebuild: str) -> None:
         licence=LICENCE,
         source=SOURCE.format(
             layout=layout,
-            nli=" and models/nli (conflictdesk-nli-minilm-int8)" if uses_nli(layout) else "",
+            nli=(" and models/nli (conflictdesk-nli-minilm-int8)" if uses_nli(layout) else "")
+            + (f"; statement stances read by {statement_nli}" if statement_nli else ""),
         ),
         rebuild=rebuild,
     )
@@ -222,16 +271,30 @@ def register(out: Path, extra: dict, layout: str, rebuild: str) -> None:
     manifest.save()
 
 
-def run(config: pair_model.TrainConfig, layout: str, work: Path, log: Callable, write: bool):
-    """Train, calibrate, export (into `work`, and models/pair when `write`), report."""
+def run(
+    config: pair_model.TrainConfig,
+    layout: str,
+    work: Path,
+    log: Callable,
+    write: bool,
+    statement_stance: str = "first-tier",
+):
+    """Train, calibrate, export (into `work`, and models/pair when `write`), report;
+    `statement_stance` "cascade" reads the stances towards a statement with the labelling
+    cascade (pair_features.STATEMENT_STANCES)."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     from conflictdesk.backends.manifest import models_dir
 
     embeddings, nli = caches(work, config.threads)
+    statements = (
+        statement_cache(work, config.threads, statement_stance) if uses_nli(layout) else None
+    )
+    statement_nli = model_family(statements_id(statements)) if statements else None
 
     def features(data: list[TextPair], both: bool) -> np.ndarray:
-        return pair_eval.featurise(embeddings, nli, data, layout, both_orders=both)
+        return pair_eval.featurise(embeddings, nli, data, layout, both_orders=both,
+                                   statements=statements)  # fmt: skip
 
     train = [p for data in pair_data.training_sets(config.seed).values() for p in data]
     log(
@@ -244,22 +307,24 @@ def run(config: pair_model.TrainConfig, layout: str, work: Path, log: Callable, 
     model = pair_model.train(config, *training_matrix(train, features), log)
     dev = pair_data.dev_sets(config.seed)
     temperature, tau, table, threshold = calibrate(model, dev, features, nli, log)
-    name = variant(layout, config)
+    name = variant(layout, config, statement_stance)
     out = models_dir() / "pair" if write else work / f"model-{name}"
     out.mkdir(parents=True, exist_ok=True)
     dim = features(train[:1], False).shape[1]
     fp32 = work / f"pair_fp32-{name}.onnx"
     pair_model.to_onnx(model, fp32, dim, temperature)
     quantize_dynamic(str(fp32), str(out / "pair_int8.onnx"), weight_type=QuantType.QInt8)
-    write_config(out, layout, dim, temperature, tau, threshold, config.conflict_tail)
+    write_config(out, layout, dim, temperature, tau, threshold, config.conflict_tail,
+                 statement_nli)  # fmt: skip
     sets = pair_data.heldout_sets(config.seed)
     heldout = evaluate(out / "pair_int8.onnx", sets, features, nli, threshold, tau)
     dev_figures = evaluate(out / "pair_int8.onnx", dev, features, nli, threshold, tau)
     route = "two-stage" if earns_place(heldout) else "stage2-only"
-    speed = feature_speed(sets, nli, layout)
+    speed = feature_speed(sets, nli, layout, statements)
     set_route(out, route)
     result = {"layout": layout, "variant": name, "temperature": temperature, "tau_c": tau,
-              "route": route, "command": rebuild_command(layout, config),
+              "route": route, "command": rebuild_command(layout, config, statement_stance),
+              "statement_stance": statement_stance,
               "threshold": threshold, "feature_speed": speed,
               "routing_dev": table, "heldout": heldout, "dev": dev_figures,
               "size_kb": round((out / "pair_int8.onnx").stat().st_size / 1024, 1)}  # fmt: skip
@@ -272,8 +337,8 @@ def run(config: pair_model.TrainConfig, layout: str, work: Path, log: Callable, 
     )
     if write:
         extra = {"tau_c": tau, "route": route, "layout": layout, "threshold": threshold,
-                 "size_kb": result["size_kb"]}  # fmt: skip
-        register(out, extra, layout, result["command"])
+                 "size_kb": result["size_kb"], "statement_stance": statement_stance}  # fmt: skip
+        register(out, extra, layout, result["command"], statement_nli)
     return result
 
 
@@ -284,9 +349,11 @@ def shipped_result(work: Path, threads: int = 1, seed: int = 42) -> dict:
     out = models_dir() / "pair"
     config = json.loads((out / "pair_config.json").read_text("utf-8"))
     embeddings, nli = caches(work, threads)
+    statements = statement_cache(work, threads, config.get("statement_stance", "first-tier"))
 
     def features(data: list[TextPair], both: bool) -> np.ndarray:
-        return pair_eval.featurise(embeddings, nli, data, config["layout"], both_orders=both)
+        return pair_eval.featurise(embeddings, nli, data, config["layout"], both_orders=both,
+                                   statements=statements)  # fmt: skip
 
     threshold = float(config.get("threshold", 0.5))
     model, tau = out / "pair_int8.onnx", float(config["tau_c"])
@@ -314,3 +381,9 @@ def _shipped_p(out: Path, rows: list[TextPair], features) -> np.ndarray:
 
     detector = OnnxPairClassifier(out, device="cpu", threads=1)
     return np.array([s.conflict for s in detector.classify(features(rows, False))])
+
+
+def statements_id(statements: NLICache) -> str:
+    """The id of the NLI model that fills a statement cache (its classify's owner)."""
+    owner = getattr(statements.classify, "__self__", None)
+    return str(getattr(owner, "model_id", "unknown"))

@@ -20,6 +20,7 @@ from conflictdesk.analysis.pair_features import (
     stance_block,
     stance_inputs,
     stance_request,
+    stance_scores,
     swap_stance,
 )
 from conflictdesk.training.features import EmbeddingCache, NLICache
@@ -63,10 +64,14 @@ def stance_inputs_of(data: Sequence[TextPair]) -> list[tuple[str, str]]:
     return stance_inputs(stance_requests(data))
 
 
-def stance(nli: NLICache, data: Sequence[TextPair]) -> np.ndarray:
-    """The [N, STANCE_DIM] stance block of each pair (pair_features.stance_request)."""
+def stance(
+    nli: NLICache, data: Sequence[TextPair], statements: NLICache | None = None
+) -> np.ndarray:
+    """The [N, STANCE_DIM] stance block of each pair (pair_features.stance_request); with
+    `statements`, the stances towards a statement are read by it (`stance_scores`)."""
     requests = stance_requests(data)
-    return stance_block(requests, nli.scores(stance_inputs(requests)))
+    read_statements = statements.scores if statements is not None else None
+    return stance_block(requests, stance_scores(requests, nli.scores, read_statements))
 
 
 def featurise(
@@ -75,8 +80,11 @@ def featurise(
     data: Sequence[TextPair],
     layout: str,
     both_orders: bool = False,
+    statements: NLICache | None = None,
 ) -> np.ndarray:
-    """The feature layout of each pair (and of its swapped order when asked)."""
+    """The feature layout of each pair (and of its swapped order when asked); `statements`
+    reads the stances towards a statement when the model's `statement_stance` is the
+    cascade."""
     if layout not in LAYOUTS:
         raise ValueError(f"unknown layout {layout}")
     needs_nli = layout == NLI_LAYOUT or layout in STANCE_LAYOUTS
@@ -91,7 +99,7 @@ def featurise(
     if layout == NLI_LAYOUT:
         ij, ji = nli_both(nli, data)
     if layout in STANCE_LAYOUTS:
-        block = stance(nli, data)
+        block = stance(nli, data, statements)
     x = layout_features(layout, e_i, e_j, ij, ji, block)
     if not both_orders:
         return x

@@ -202,3 +202,39 @@ def test_pair_detector_on_real_embeddings(pair_dir):
     assert len(scores) == 2
     assert all(0.0 <= s.conflict <= 1.0 and abs(sum(s.types) - 1) < 1e-3 for s in scores)
     assert scores[1].conflict > scores[0].conflict  # 1911 vs 1958 against two 1911s
+
+
+def test_statement_stances_are_read_by_the_cascade_the_pair_model_was_trained_on(pair_dir):
+    """The shipped pair model's stances towards a yes/no question come from the labelling
+    cascade (its config's `statement_stance`), while `ask` tags with the MiniLM alone."""
+    from conflictdesk.analysis.pairs import detect_pairs
+    from conflictdesk.analysis.types import ClaimFrame, PassageTag, QueryForm, Tagging
+    from conflictdesk.backends.registry import load_backends
+    from conflictdesk.config import load_config
+    from conflictdesk.types import Tag
+
+    config = json.loads((pair_dir / "pair_config.json").read_text("utf-8"))
+    if config.get("statement_stance") != "cascade":
+        pytest.skip("the shipped pair model reads every stance with the first tier")
+    backends = load_backends(load_config(threads=1), roles=("embedder", "nli", "pair"))
+    cascade = backends.nli
+    if getattr(cascade, "accurate", None) is None:
+        pytest.skip("no MPNet tier installed")
+    q = "Is tap water safe to drink in Norway?"
+    passages = [
+        Passage(0, "Tap water in Norway is safe to drink and meets strict quality standards."),
+        Passage(1, "Tap water in Norway is not safe to drink; travellers should boil it first."),
+        Passage(2, "Norwegian tap water is clean and perfectly safe to drink everywhere."),
+    ]
+    tags = tuple(PassageTag(p.id, Tag.SUPPORT, 0.9, 0.9, 0.05, 0.05) for p in passages)
+    tagging = Tagging(ClaimFrame(q, QueryForm.YES_NO, "Tap water is safe"), tags, "t")
+    analysis = Backends(backends.embedder, cascade.fast, backends.pair)  # as `ask` runs
+    before = dict(cascade.routed)
+    detection = detect_pairs(q, passages, tagging, analysis, statement_nli=cascade)
+    assert sum(cascade.routed.values()) - sum(before.values()) == 3  # one reading a passage
+    assert "statement stances read by" not in detection.method
+    p = {(pair.i, pair.j): pair.stage1_prob for pair in detection.pairs}
+    assert p[(0, 1)] > p[(0, 2)] and p[(1, 2)] > p[(0, 2)]  # the "not safe" side is opposed
+    # without the cascade the first tier reads them, and `method` says so
+    detection = detect_pairs(q, passages, tagging, analysis, statement_nli=cascade.fast)
+    assert "statement stances read by conflictdesk-nli-minilm-int8" in detection.method

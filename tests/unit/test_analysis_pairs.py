@@ -275,3 +275,37 @@ def test_under_the_cascade_stage_one_features_come_from_its_first_tier():
     pair.config["nli"] = "fake-accurate"  # a pair model trained on the other tier is refused
     with pytest.raises(ModelIntegrityError, match="fake-accurate"):
         detect_pairs("q", PASSAGES, TAGGING, Backends(FakeEmbedder(), cascade, pair))
+
+
+def test_statement_stances_come_from_the_labelling_cascade_the_model_was_trained_on():
+    from conflictdesk.analysis.pair_features import STANCE_ONLY_LAYOUT
+    from conflictdesk.backends.cascade_nli import CascadeNLI, model_family
+    from tests.unit.test_pair_stance_features import StancePair
+
+    passages = [Passage(0, "Bexa is safe."), Passage(1, "Bexa is not safe.")]
+    tags = tuple(PassageTag(p.id, Tag.SUPPORT, 0.9, 0.9, 0.05, 0.05) for p in passages)
+    tagging = Tagging(ClaimFrame("Is Bexa safe?", QueryForm.YES_NO, "Bexa is safe"), tags, "t")
+    fast, accurate = FakeNLI(), FakeNLI()
+    accurate.model_id = "fake-accurate@0123abcd"
+    cascade = CascadeNLI(fast, accurate, 1.01)
+    pair = StancePair()
+    pair.config = {"layout": STANCE_ONLY_LAYOUT, "nli": "fake-nli"}
+    pair.statement_stance, pair.statement_nli = "cascade", model_family(cascade.model_id)
+    assert "@" not in pair.statement_nli
+    # the analysis tags with the first tier; the statement stances go to the cascade
+    detection = detect_pairs("Is Bexa safe?", passages, tagging,
+                             Backends(FakeEmbedder(), fast, pair), statement_nli=cascade)  # fmt: skip
+    assert accurate.history[0] == [(p.text, "Bexa is safe") for p in passages]
+    assert "statement stances" not in detection.method
+    # a configured NLI without that cascade: the first tier reads them, and `method` says so
+    fast.history.clear()
+    detection = detect_pairs("Is Bexa safe?", passages, tagging,
+                             Backends(FakeEmbedder(), fast, pair), statement_nli=fast)  # fmt: skip
+    assert fast.history[0] == [(p.text, "Bexa is safe") for p in passages]
+    assert "statement stances read by fake-nli" in detection.method
+    # a model trained on first-tier stances never reads the cascade
+    pair.statement_stance = "first-tier"
+    accurate.history.clear()
+    detection = detect_pairs("Is Bexa safe?", passages, tagging,
+                             Backends(FakeEmbedder(), fast, pair), statement_nli=cascade)  # fmt: skip
+    assert not accurate.history and "statement stances" not in detection.method

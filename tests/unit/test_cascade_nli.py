@@ -127,6 +127,15 @@ def test_with_the_mpnet_tier_the_cascade_is_built_and_reported(models):
     assert nli.model_id == caps.models["nli"]  # what outputs carry is what models list says
 
 
+def test_a_pair_model_trained_on_cascade_statement_stances_is_noted(models):
+    placeholder(models, "mpnet", ROLE, {"model_int8.onnx": b"onnx"}, cascade_band=0.9)
+    placeholder(models, "pair-mlp", "pair", {"pair_int8.onnx": b"onnx"},
+                route="two-stage", statement_stance="cascade")  # fmt: skip
+    caps = capabilities(Config(models_dir=models))
+    (note,) = [n for n in caps.notes if n.startswith("ask: the MiniLM alone")]
+    assert "stage 1's stances of passages towards a yes/no or declarative question" in note
+
+
 def test_nli_band_setting_overrides_or_turns_the_tier_off(models):
     placeholder(models, "mpnet", ROLE, {"model_int8.onnx": b"onnx"}, cascade_band=0.85)
     assert "top-p>=0.7," in capabilities(Config(models_dir=models, nli_band=0.7)).models["nli"]

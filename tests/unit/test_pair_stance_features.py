@@ -166,3 +166,41 @@ def test_feature_speed_scores_each_distinct_stance_input_once():
     assert speed["s"]["nli_calls"] == 3 and speed["s"]["pairs_per_s"] > 0
     assert len(calls) == 1 and len(calls[0]) == 3
     assert feature_speed({"s": data}, nli, "emb4") == {}
+
+
+def test_statement_stances_go_to_their_reader_and_answer_claims_stay_with_the_first():
+    from conflictdesk.analysis.pair_features import routed_inputs, stance_scores
+
+    yes_no = stance_request("Is X big?", "X is big.", "X is not big.")
+    wh = stance_request("How tall is X?", "X is 5 metres tall.", "X is 9 metres tall.")
+    again = stance_request("Is X big?", "X is big.", "X is huge.")  # "X is big." read once
+    first_calls, statement_calls = [], []
+
+    def reader(calls, value):
+        def read(batch):
+            calls.append(list(batch))
+            return np.tile(np.array(value, dtype=np.float32), (len(batch), 1))
+
+        return read
+
+    scores = stance_scores(
+        [yes_no, wh, again], reader(first_calls, NO), reader(statement_calls, YES)
+    )
+    assert scores.shape == (6, 3)
+    assert np.allclose(scores[[0, 1, 4, 5]], YES) and np.allclose(scores[[2, 3]], NO)
+    assert statement_calls == [[("X is big.", "X is big"), ("X is not big.", "X is big"),
+                                ("X is huge.", "X is big")]]  # fmt: skip
+    assert first_calls == [list(wh.inputs)]
+    # without a statement reader the first tier reads everything, each input once
+    first_calls.clear()
+    assert np.allclose(stance_scores([yes_no, wh, again], reader(first_calls, NO)), NO)
+    assert len(first_calls) == 1 and len(first_calls[0]) == 5
+    assert routed_inputs([yes_no, wh], split=False)[1] == []
+
+
+def test_training_featurisation_reads_statements_with_the_statement_cache():
+    data = [TextPair("Is X big?\nX is big.", "Is X big?\nX is not big.", 1, 1, "t", "q")]
+    first, statements = ListNLI(), ListNLI()
+    x = pair_eval.featurise(None, first, data, STANCE_ONLY_LAYOUT, statements=statements)
+    assert x.shape == (1, STANCE_DIM) and not first.seen
+    assert statements.seen == [("X is big.", "X is big"), ("X is not big.", "X is big")]

@@ -235,9 +235,34 @@ def test_report_shows_the_route_and_the_feature_cost_when_measured():
         pair_report.markdown(result, "cmd")
     )
     result["variant"] = "emb4+stance.head1-stance"
-    assert "head 1 (conflict) reads only the stance block" in "\n".join(
-        pair_report.markdown(result, "cmd")
-    )
+    text = "\n".join(pair_report.markdown(result, "cmd"))
+    assert "head 1 (conflict) reads only the stance block" in text
+    assert "labelling cascade" not in text
+    result["variant"] += ".statements-cascade"
+    result["statement_stance"] = "cascade"
+    text = "\n".join(pair_report.markdown(result, "cmd"))
+    assert "head 1 (conflict) reads only the stance block" in text
+    assert "stance towards a statement (yes/no and declarative queries) is read by the " in text
+    assert "and the cascade for statement stances" in text
+
+
+def test_statement_stance_names_the_variant_and_its_rebuild_command(tmp_path):
+    from conflictdesk.backends.cascade_nli import model_family
+    from conflictdesk.training import pair_detector
+
+    config = pair_model.TrainConfig(conflict_tail=15)
+    assert pair_detector.variant("emb4+stance", config) == "emb4+stance.head1-stance"
+    name = pair_detector.variant("emb4+stance", config, "cascade")
+    assert name == "emb4+stance.head1-stance.statements-cascade"
+    command = pair_detector.rebuild_command("emb4+stance", config, "cascade")
+    assert command.endswith("--conflict-head-stance --statement-stance cascade")
+    assert "--statement-stance" not in pair_detector.rebuild_command("emb4+stance", config)
+    pair_detector.write_config(tmp_path, "emb4+stance", 1551, 1.0, 0.5, 0.45, 15, "casc(a, b)")
+    written = json.loads((tmp_path / "pair_config.json").read_text("utf-8"))
+    assert written["variant"] == name and written["statement_stance"] == "cascade"
+    assert written["statement_nli"] == "casc(a, b)"
+    cascade = "cascade(a@0f12 if top-p>=0.9, else geomean(a@0f12, b@9ab3))"
+    assert model_family(cascade) == "cascade(a if top-p>=0.9, else geomean(a, b))"
 
 
 def test_conflict_head_on_the_trailing_columns_exports_with_zero_weights(tmp_path):
