@@ -133,10 +133,13 @@ def stage_one(
     backends: Backends,
     cache: JudgmentCache | None = None,
     statement_nli: NLI | None = None,
+    tagging: Tagging | None = None,
 ) -> list[PairScores] | None:
     """Stage-1 scores for each index pair, or None without a pair model in the route.
     `statement_nli`: the labelling NLI (the cascade), which reads the stances towards a
-    statement when the model was trained on its readings (`statement_reader`)."""
+    statement when the model was trained on its readings (`statement_reader`). A stance the
+    tagger has already read — the same passage against the same statement by the same NLI
+    model, as a yes/no question's tags are — is taken from `tagging`, not read again."""
     if backends.pair is None or not index_pairs:
         return None
     template = _template(backends)
@@ -161,9 +164,16 @@ def stage_one(
         statements = statement_reader(backends, statement_nli)[0]
 
         def read(nli: NLI) -> Callable[[list[tuple[str, str]]], np.ndarray]:
-            return lambda batch: nli_matrix(
-                nli_batch(nli, batch, stage="pairs.stance", cache=cache)
-            )
+            known = tag_readings(tagging, passages, nli)
+
+            def reader(batch: list[tuple[str, str]]) -> np.ndarray:
+                missing = [x for x in batch if x not in known]
+                if missing:
+                    scores = nli_batch(nli, missing, stage="pairs.stance", cache=cache)
+                    known.update(zip(missing, nli_matrix(scores)))
+                return np.stack([known[x] for x in batch]).reshape(-1, 3)
+
+            return reader
 
         read_statements = read(statements) if statements is not None else None
         block = stance_block(
@@ -172,6 +182,24 @@ def stage_one(
     if layout is None or layout not in STANCE_LAYOUTS:
         return backends.pair.classify(pair_features(left, right, ij, ji))
     return backends.pair.classify(layout_features(layout, left, right, ij, ji, block))
+
+
+def tag_readings(
+    tagging: Tagging | None, passages: Sequence[Passage], nli: NLI
+) -> dict[tuple[str, str], np.ndarray]:
+    """(passage text, hypothesis) -> [E, N, C] of the passages the tagger read with `nli`
+    (its method names the model): the tag's own NLI probabilities, reusable as stances."""
+    if tagging is None or tagging.method != f"nli:{nli.model_id}":
+        return {}
+    text = {p.id: p.text for p in passages}
+    hypothesis = tagging.frame.hypothesis
+    return {
+        (text[t.passage_id], hypothesis): np.array(
+            [t.entailment, t.neutral, t.contradiction], dtype=np.float32
+        )
+        for t in tagging.tags
+        if t.method == "nli" and t.passage_id in text
+    }
 
 
 def statement_reader(backends: Backends, statement_nli: NLI | None) -> tuple[NLI | None, str]:
@@ -224,7 +252,7 @@ def detect_pairs(
     (`stage_one`)."""
     threshold = resolve_tau_c(backends, tau_c)
     index_pairs = list(combinations(range(len(passages)), 2))
-    stage1 = stage_one(query, passages, index_pairs, backends, cache, statement_nli)
+    stage1 = stage_one(query, passages, index_pairs, backends, cache, statement_nli, tagging)
     settles = stage_one_routes(backends)
     cut = decision_threshold(backends)
     answers = {t.passage_id: (t.answer or "").lower() for t in tagging.tags}

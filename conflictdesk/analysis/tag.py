@@ -46,7 +46,7 @@ from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.calls import nli_batch
 from conflictdesk.analysis.claims import frame_query
 from conflictdesk.analysis.dates import find_dates
-from conflictdesk.analysis.types import PassageTag, Tagging
+from conflictdesk.analysis.types import PassageTag, QueryForm, Tagging
 from conflictdesk.backends.base import NLI, JudgmentCache
 from conflictdesk.types import NLIScores, Passage, Tag
 
@@ -219,9 +219,12 @@ def tag_passages(
     similarity: Mapping[int, float] | None = None,
     cache: JudgmentCache | None = None,
     ranker: AnswerRanker | None = None,
+    statement_nli: NLI | None = None,
 ) -> Tagging:
     """Tag every passage against the claim derived from `query` (module docstring rule);
-    with `ranker`, a wh-question's candidate answers are ranked by it (`answer_rank.py`)."""
+    with `ranker`, a wh-question's candidate answers are ranked by it (`answer_rank.py`);
+    with `statement_nli`, a yes/no or declarative query's statement is read by it instead
+    of `nli` (the analysis hands it the labelling cascade, AnalysisOptions.statement_tags)."""
     reading = read_passages(query, passages, similarity)
     query, topical, on_topic = reading.query, reading.topical, reading.on_topic
     about_other, ranked = reading.about_other, reading.ranked
@@ -230,6 +233,8 @@ def tag_passages(
         frame = ranker.rerank(frame, answers, passages, reading, nli, cache)
     key_sentences = {pid: answers[pid][1] if pid in answers else ranked[pid][0] for pid in ranked}
     scored_passages = [p for p in passages if p.id in on_topic]
+    if statement_nli is not None and frame.form is not QueryForm.WH:
+        nli = statement_nli
     scores = nli_batch(
         nli, [(p.text, frame.hypothesis) for p in scored_passages], stage="tag", cache=cache
     )

@@ -169,16 +169,16 @@ def capabilities(config: Config) -> Capabilities:
     if models["nli"] != fast_nli:
         statements = pair_extra.get("statement_stance") == "cascade"
         notes.append(
-            "ask: the MiniLM alone tags passages and judges pairs"
+            "ask: the MiniLM alone tags passages and judges pairs on wh-questions; a yes/no or "
+            "declarative question's statement is read by the cascade when tagging"
             + (
-                ", but for stage 1's stances of passages towards a yes/no or declarative "
-                "question (the pair model was trained on the cascade's readings of those)"
+                " and in stage 1's stances (the pair model was trained on those readings)"
                 if statements
                 else ""
             )
-            + " (`ask --tiers cascade` runs the cascade there: no better on ask's development "
-            "sets, about 2.5x slower); claim x document labelling (detect, score) runs the "
-            "cascade"
+            + " (`ask --tiers cascade` runs the cascade everywhere: no better on ask's "
+            "development sets, about 2.5x slower); claim x document labelling (detect, score) "
+            "runs the cascade"
         )
     pair_route = str(pair_extra.get("route", "two-stage")) if pair_entry else ""
     if pair_route == "stage2-only":

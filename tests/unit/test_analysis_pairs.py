@@ -309,3 +309,30 @@ def test_statement_stances_come_from_the_labelling_cascade_the_model_was_trained
     detection = detect_pairs("Is Bexa safe?", passages, tagging,
                              Backends(FakeEmbedder(), fast, pair), statement_nli=cascade)  # fmt: skip
     assert not accurate.history and "statement stances" not in detection.method
+
+
+def test_stances_the_tagger_already_read_with_the_same_model_are_not_read_again():
+    from conflictdesk.analysis.pair_features import STANCE_ONLY_LAYOUT
+    from conflictdesk.backends.cascade_nli import CascadeNLI, model_family
+    from tests.unit.test_pair_stance_features import StancePair
+
+    passages = [Passage(0, "Bexa is safe."), Passage(1, "Bexa is not safe."), Passage(2, "Hm.")]
+    fast, accurate = FakeNLI(), FakeNLI()
+    accurate.model_id = "fake-accurate"
+    cascade = CascadeNLI(fast, accurate, 1.01)
+    tags = (
+        PassageTag(0, Tag.SUPPORT, 0.9, 0.9, 0.05, 0.05),
+        PassageTag(1, Tag.REFUTE, 0.8, 0.1, 0.1, 0.8),
+        PassageTag(2, Tag.IRRELEVANT, 0.9, 0.0, 0.0, 0.0, method="topicality"),  # not read
+    )
+    frame = ClaimFrame("Is Bexa safe?", QueryForm.YES_NO, "Bexa is safe")
+    tagging = Tagging(frame, tags, f"nli:{cascade.model_id}")
+    pair = StancePair()
+    pair.config = {"layout": STANCE_ONLY_LAYOUT, "nli": "fake-nli"}
+    pair.statement_stance, pair.statement_nli = "cascade", model_family(cascade.model_id)
+    detect_pairs("Is Bexa safe?", passages, tagging, Backends(FakeEmbedder(), fast, pair),
+                 statement_nli=cascade)  # fmt: skip
+    # only the off-topic passage's stance is read; the two tagged ones come from their tags
+    assert accurate.history == [[("Hm.", "Bexa is safe")]]
+    (features,) = pair.history
+    assert features[0, 3:9].tolist() == pytest.approx([0.9, 0.05, 0.05, 0.1, 0.1, 0.8])

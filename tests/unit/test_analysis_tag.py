@@ -115,3 +115,19 @@ def test_topicality_averages_dense_and_lexical_ratios():
     expected = (lexical[1] / lexical[0] + 1.0) / 2
     assert by_id[1].topicality == pytest.approx(expected)
     assert by_id[0].topicality == pytest.approx((1.0 + 0.72 / 0.74) / 2)
+
+
+def test_a_statement_is_read_by_the_statement_nli_and_an_answer_claim_is_not():
+    statements = FakeNLI()
+    statements.model_id = "fake-cascade"
+    passages = [Passage(0, "Bexa is safe for children."), Passage(1, "Bexa is not safe.")]
+    nli = FakeNLI()
+    tagging = tag_passages("Is Bexa safe?", passages, nli, statement_nli=statements)
+    assert tagging.frame.form is QueryForm.YES_NO and not nli.history
+    assert statements.history == [[(p.text, tagging.frame.hypothesis) for p in passages]]
+    assert tagging.method == "nli:fake-cascade"
+    statements.history.clear()
+    tagging = tag_passages(QUESTION, PASSAGES, nli, similarity=SIMILARITY,
+                           statement_nli=statements)  # fmt: skip
+    assert tagging.frame.form is QueryForm.WH and not statements.history
+    assert tagging.method == "nli:fake-nli"

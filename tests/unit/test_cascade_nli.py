@@ -133,7 +133,8 @@ def test_a_pair_model_trained_on_cascade_statement_stances_is_noted(models):
                 route="two-stage", statement_stance="cascade")  # fmt: skip
     caps = capabilities(Config(models_dir=models))
     (note,) = [n for n in caps.notes if n.startswith("ask: the MiniLM alone")]
-    assert "stage 1's stances of passages towards a yes/no or declarative question" in note
+    assert "yes/no or declarative question's statement is read by the cascade" in note
+    assert "and in stage 1's stances" in note
 
 
 def test_nli_band_setting_overrides_or_turns_the_tier_off(models):
