@@ -226,7 +226,7 @@ def analyze(
     `passage_vectors` (passage id → vector from `backends.embedder`, e.g. the store's index)
     and `query_vector` (the one retrieval made) spare re-embedding; only the rest is embedded."""
     opts = options or AnalysisOptions()
-    labelling_nli = backends.nli  # the cascade, for stage 1's statement stances
+    labelling_nli = backends.nli  # the cascade: it reads statements (tags, stage-1 stances)
     backends = analysis_backends(backends, opts.cascade)
     if not query.strip():
         raise UsageError("empty query")

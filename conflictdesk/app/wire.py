@@ -43,7 +43,9 @@ class AskRequest:
     check_parametric: bool = True
     ranker: str = "rules"  # who picks the leading answer: "rules" or "model" (opt-in)
     verdict: str = "type"  # the conflict call: the type classifier's or the verdict model's
-    tiers: str = "fast"  # NLI of the analysis: "fast" (the MiniLM) or "cascade" (opt-in)
+    # NLI of the analysis: "fast" (the MiniLM; statements of yes/no and declarative questions
+    # still go to the labelling cascade) or "cascade" (everywhere, opt-in)
+    tiers: str = "fast"
     id: Any = None
     use_cache: bool = True  # read and write stored judgments (benchmarks turn it off)
     echo_id: bool = True  # the record echoes `id` (a batch's, null too); else it gets the run id

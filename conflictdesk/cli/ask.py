@@ -79,9 +79,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--tiers",
         choices=ASK_TIERS,
         default="fast",
-        help="NLI tiers that tag passages and judge pairs: the MiniLM alone (default) or the "
-        "labelling cascade with the MPNet tier (opt-in: no better on ask's development sets "
-        "and about 2.5x slower; docs/model_report.md)",
+        help="NLI tiers that tag passages and judge pairs: the MiniLM (default; a yes/no or "
+        "declarative question's statement is still read by the labelling cascade) or the "
+        "labelling cascade with the MPNet tier everywhere (opt-in: no better on ask's "
+        "development sets and about 2.5x slower; docs/model_report.md)",
     )
     parser.add_argument(
         "--no-parametric",

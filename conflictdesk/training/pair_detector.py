@@ -62,12 +62,15 @@ def caches(work: Path, threads: int) -> tuple[EmbeddingCache, NLICache]:
     )
 
 
-def statement_cache(work: Path, threads: int, statement_stance: str) -> NLICache | None:
+def statement_cache(
+    work: Path, threads: int, statement_stance: str
+) -> tuple[NLICache | None, str | None]:
     """The cache of the stances towards a statement when they come from the labelling
     cascade (`statement_stance` "cascade"), keyed by the cascade's id (both tiers' versions,
-    band and rule); None when the first tier reads them too."""
+    band and rule), and the cascade's family (`model_family`, what the config records);
+    (None, None) when the first tier reads them too."""
     if statement_stance == "first-tier":
-        return None
+        return None, None
     from conflictdesk.backends.registry import load_backends
     from conflictdesk.config import load_config
 
@@ -78,7 +81,7 @@ def statement_cache(work: Path, threads: int, statement_stance: str) -> NLICache
             f"CONFLICTDESK_NLI_BAND > 0); the configured NLI is {nli.model_id}"
         )
     tag = hashlib.sha256(nli.model_id.encode("utf-8")).hexdigest()[:12]
-    return NLICache(work / f"nli-statements-{tag}.npz", nli.classify)
+    return NLICache(work / f"nli-statements-{tag}.npz", nli.classify), model_family(nli.model_id)
 
 
 def training_matrix(train: list[TextPair], features) -> tuple[np.ndarray, ...]:
@@ -287,10 +290,11 @@ def run(
     from conflictdesk.backends.manifest import models_dir
 
     embeddings, nli = caches(work, config.threads)
-    statements = (
-        statement_cache(work, config.threads, statement_stance) if uses_nli(layout) else None
+    statements, statement_nli = (
+        statement_cache(work, config.threads, statement_stance)
+        if uses_nli(layout)
+        else (None, None)
     )
-    statement_nli = model_family(statements_id(statements)) if statements else None
 
     def features(data: list[TextPair], both: bool) -> np.ndarray:
         return pair_eval.featurise(embeddings, nli, data, layout, both_orders=both,
@@ -349,7 +353,7 @@ def shipped_result(work: Path, threads: int = 1, seed: int = 42) -> dict:
     out = models_dir() / "pair"
     config = json.loads((out / "pair_config.json").read_text("utf-8"))
     embeddings, nli = caches(work, threads)
-    statements = statement_cache(work, threads, config.get("statement_stance", "first-tier"))
+    statements, _ = statement_cache(work, threads, config.get("statement_stance", "first-tier"))
 
     def features(data: list[TextPair], both: bool) -> np.ndarray:
         return pair_eval.featurise(embeddings, nli, data, config["layout"], both_orders=both,
@@ -381,9 +385,3 @@ def _shipped_p(out: Path, rows: list[TextPair], features) -> np.ndarray:
 
     detector = OnnxPairClassifier(out, device="cpu", threads=1)
     return np.array([s.conflict for s in detector.classify(features(rows, False))])
-
-
-def statements_id(statements: NLICache) -> str:
-    """The id of the NLI model that fills a statement cache (its classify's owner)."""
-    owner = getattr(statements.classify, "__self__", None)
-    return str(getattr(owner, "model_id", "unknown"))

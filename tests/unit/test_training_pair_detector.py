@@ -307,3 +307,10 @@ def test_without_metrics_the_committed_pair_section_is_shown(tmp_path):
     assert "as committed" in out and "the table" in out and "fast" not in out
     with pytest.raises(SystemExit, match="train first"):
         pair_report.committed_report(tmp_path / "none.md", tmp_path / "metrics-x.json")
+
+
+def test_first_tier_statement_stances_need_no_statement_cache(tmp_path):
+    from conflictdesk.training import pair_detector
+
+    assert pair_detector.statement_cache(tmp_path, 1, "first-tier") == (None, None)
+    assert not list(tmp_path.iterdir())  # nothing loaded, nothing written
