@@ -66,6 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ranker", choices=("model", "rules"), default="rules",
                         help="who picks a wh-question's leading answer: the rule's votes "
                         "(default, as `ask`) or the trained answer ranker")  # fmt: skip
+    parser.add_argument("--reader", choices=("model", "rules"), default="rules",
+                        help="who reads each passage's answer span: the rule (default, as "
+                        "`ask`) or the trained span reader")  # fmt: skip
     parser.add_argument("--verdict", choices=("type", "model"), default="type",
                         help="who makes the question-level conflict call: the type classifier "
                         "(default, as `ask`) or the verdict model (models/verdict)")  # fmt: skip
@@ -95,11 +98,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in args.datasets:
         cases = load_dataset(name, data, args.ramdocs_half == "eval")[: args.limit]
         results[name] = evaluate(cases, backends, args.strategy, args.nli_metrics, progress,
-                                 AnalysisOptions(ranker=args.ranker, verdict=args.verdict,
+                                 AnalysisOptions(ranker=args.ranker, reader=args.reader, verdict=args.verdict,
                                                  cascade=args.tiers == "cascade"))  # fmt: skip
     ranker = default_answer_ranker().model_id if args.ranker == "model" else "rule votes"
     analysed = analysis_backends(backends, args.tiers == "cascade")
-    results["method"] = {**analysed.methods(), "answer_ranker": ranker,
+    results["method"] = {**analysed.methods(), "answer_ranker": ranker, "span_reader": args.reader,
                          "conflict_call": args.verdict}  # fmt: skip
     print(json.dumps(results, indent=2) if args.json else render(results))
     return 0

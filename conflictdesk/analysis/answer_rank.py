@@ -93,10 +93,11 @@ def frame_kind(frame: ClaimFrame) -> str | None:
     questions the rule left without candidates."""
     if frame.form is not QueryForm.WH or not frame.candidates:
         return None
-    if frame.method.startswith("rule:any"):
+    method = frame.method.split("+reader:", 1)[0]  # the span reader keeps the kind
+    if method.startswith("rule:any"):
         return "any"
     kind = answer_kind(frame.query)
-    return None if kind == "sentence" or frame.method != "rule" else kind
+    return None if kind == "sentence" or method != "rule" else kind
 
 
 def mentions(

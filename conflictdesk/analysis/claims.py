@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import names
@@ -328,16 +329,35 @@ def answer_claim(query: str, answer: str) -> str:
     return CLAIM_TEMPLATE.format(question=query.strip(), answer=answer)
 
 
+class PassageReader(Protocol):
+    """Chooses each passage's answer span among those of a kind (`span_reader.SpanReader`)."""
+
+    model_id: str
+
+    def choose(
+        self,
+        query: str,
+        kind: str,
+        passages: Sequence[Passage],
+        ranked: Mapping[int, Sequence[str]],
+        topicality: Mapping[int, float],
+        found: Mapping[int, tuple[str, str, str, str]],
+    ) -> dict[int, tuple[str, str, str, str]]: ...
+
+
 def frame_query(
     query: str,
     passages: Sequence[Passage],
     ranked: Mapping[int, Sequence[str]],
     topicality: Mapping[int, float],
+    reader: PassageReader | None = None,
 ) -> tuple[ClaimFrame, dict[int, tuple[str, str]]]:
     """The claim to tag against, and each on-topic passage's (answer surface, sentence)
     for wh-questions. `ranked` holds each passage's sentences, most query-relevant first;
     `topicality` the on-topic passages only, with their vote weights. When no passage holds
-    a span of the kind asked, any span kind is tried, then sentence answers."""
+    a span of the kind asked, any span kind is tried, then sentence answers. With `reader`,
+    each passage's span of a date, number, entity or any kind is the reader's choice among
+    its spans of that kind (sentence answers keep the rule); the method says so."""
     form = query_form(query)
     if form is QueryForm.CLAIM:
         return ClaimFrame(query, form, query.strip()), {}
@@ -346,7 +366,7 @@ def frame_query(
     on_topic = [p for p in passages if p.id in topicality]
     asked = answer_kind(query)
     for kind in dict.fromkeys((asked, "any", "sentence")):
-        found = _collect_answers(query, kind, on_topic, ranked)
+        found = _collect_answers(query, kind, on_topic, ranked, topicality, reader)
         if found:
             break
     if not found:
@@ -367,6 +387,8 @@ def frame_query(
     hypothesis = leading.text if leading.kind == "sentence" else answer_claim(query, leading.text)
     answers = {pid: (surface[key][0], found[pid][3]) for key in ordered for pid in groups[key]}
     method = "rule" if kind == asked else f"rule:{kind}-fallback"
+    if reader is not None and kind != "sentence":
+        method += f"+reader:{reader.model_id}"
     return ClaimFrame(query, form, hypothesis, candidates, leading.text, method), answers
 
 
@@ -395,15 +417,24 @@ def _merge_nested_names(groups: dict[str, list[int]], votes: dict[str, float]) -
 
 
 def _collect_answers(
-    query: str, kind: str, passages: Sequence[Passage], ranked: Mapping[int, Sequence[str]]
+    query: str,
+    kind: str,
+    passages: Sequence[Passage],
+    ranked: Mapping[int, Sequence[str]],
+    topicality: Mapping[int, float],
+    reader: PassageReader | None = None,
 ) -> dict[int, tuple[str, str, str, str]]:
-    """passage id → (key, surface, kind, sentence) for the passages holding an answer."""
+    """passage id → (key, surface, kind, sentence) for the passages holding an answer: the
+    rule's, or `reader`'s choice among the spans of the kind (the passages holding one are
+    the same)."""
     found = {}
     for passage in passages:
         known = tx.midsentence_capitals(passage.text)
         answer = passage_answer(query, kind, ranked[passage.id], known)
         if answer is not None:
             found[passage.id] = answer
+    if reader is not None and kind != "sentence" and found:
+        found = reader.choose(query, kind, passages, ranked, topicality, found)
     return _agreed_spans(query, passages, found) if kind == "any" else found
 
 

@@ -36,6 +36,7 @@ from conflictdesk.analysis.packet import (
 )
 from conflictdesk.analysis.pairs import detect_pairs, feature_nli
 from conflictdesk.analysis.resolve import AuthorityTable, resolve
+from conflictdesk.analysis.span_reader import SpanReader, load_span_reader
 from conflictdesk.analysis.tag import tag_passages
 from conflictdesk.analysis.type_model import TypeModel, load_type_model
 from conflictdesk.analysis.types import Analysis, ConflictVerdict
@@ -73,6 +74,10 @@ class AnalysisOptions:
     # raised lead answer recall but lowered gold citation precision slightly, so it is not
     # the default; figures in conflictdesk/analysis/answer_rank.py).
     ranker: str = "rules"
+    # Who reads each passage's answer span in a wh-question: "rules" (the span nearest the
+    # question's words, `claims.passage_answer`) or "model" (the trained span reader,
+    # `span_reader.py`).
+    reader: str = "rules"
     # Who makes the question-level conflict call: "type" (the type classifier, default) or
     # "model" (the verdict model, opt-in: conflictdesk/analysis/conflict_call.py).
     verdict: str = "type"
@@ -147,6 +152,18 @@ def default_type_model() -> TypeModel:
 def default_answer_ranker() -> AnswerRanker:
     """The shipped answer ranker, loaded and verified once per process."""
     return load_answer_ranker(models_dir())
+
+
+@functools.cache
+def default_span_reader() -> SpanReader:
+    """The shipped span reader, loaded and verified once per process."""
+    return load_span_reader(models_dir())
+
+
+def _span_reader(opts: AnalysisOptions) -> SpanReader | None:
+    if opts.reader not in ("model", "rules"):
+        raise UsageError(f"reader must be 'model' or 'rules', not {opts.reader!r}")
+    return default_span_reader() if opts.reader == "model" else None
 
 
 def _answer_ranker(opts: AnalysisOptions) -> AnswerRanker | None:
@@ -259,6 +276,7 @@ def analyze(
             similarity=similarity,
             cache=cache,
             ranker=_answer_ranker(opts),
+            reader=_span_reader(opts),
             statement_nli=labelling_nli if opts.statement_tags else None,
         ),
     )

@@ -44,7 +44,7 @@ from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import names
 from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.calls import nli_batch
-from conflictdesk.analysis.claims import frame_query
+from conflictdesk.analysis.claims import PassageReader, frame_query
 from conflictdesk.analysis.dates import find_dates
 from conflictdesk.analysis.types import PassageTag, QueryForm, Tagging
 from conflictdesk.backends.base import NLI, JudgmentCache
@@ -220,15 +220,17 @@ def tag_passages(
     cache: JudgmentCache | None = None,
     ranker: AnswerRanker | None = None,
     statement_nli: NLI | None = None,
+    reader: PassageReader | None = None,
 ) -> Tagging:
     """Tag every passage against the claim derived from `query` (module docstring rule);
     with `ranker`, a wh-question's candidate answers are ranked by it (`answer_rank.py`);
     with `statement_nli`, a yes/no or declarative query's statement is read by it instead
-    of `nli` (the analysis hands it the labelling cascade, AnalysisOptions.statement_tags)."""
+    of `nli` (the analysis hands it the labelling cascade, AnalysisOptions.statement_tags);
+    with `reader`, each passage's answer span is its choice (`span_reader.py`)."""
     reading = read_passages(query, passages, similarity)
     query, topical, on_topic = reading.query, reading.topical, reading.on_topic
     about_other, ranked = reading.about_other, reading.ranked
-    frame, answers = frame_query(query, passages, ranked, on_topic)
+    frame, answers = frame_query(query, passages, ranked, on_topic, reader)
     if ranker is not None:
         frame = ranker.rerank(frame, answers, passages, reading, nli, cache)
     key_sentences = {pid: answers[pid][1] if pid in answers else ranked[pid][0] for pid in ranked}

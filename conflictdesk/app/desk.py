@@ -261,7 +261,8 @@ def answer_retrieval(
     emit = emit or (lambda stage, value: None)
     if request.tiers not in ASK_TIERS:
         raise UsageError(f"tiers must be one of {', '.join(ASK_TIERS)}, not {request.tiers!r}")
-    options = AnalysisOptions(cancel=cancel, ranker=request.ranker, verdict=request.verdict,
+    options = AnalysisOptions(cancel=cancel, ranker=request.ranker, reader=request.reader,
+                              verdict=request.verdict,
                               cascade=request.tiers == "cascade")  # fmt: skip
     try:
         analysis = analyze(

@@ -42,6 +42,7 @@ class AskRequest:
     gold_type: ConflictType | None = None
     check_parametric: bool = True
     ranker: str = "rules"  # who picks the leading answer: "rules" or "model" (opt-in)
+    reader: str = "rules"  # who reads each passage's answer span: "rules" or "model" (opt-in)
     verdict: str = "type"  # the conflict call: the type classifier's or the verdict model's
     # NLI of the analysis: "fast" (the MiniLM; statements of yes/no and declarative questions
     # still go to the labelling cascade) or "cascade" (everywhere, opt-in)
@@ -58,7 +59,8 @@ class AskRequest:
             else {"collection": self.collection, "k": self.k}
         )
         gold = self.gold_type.value if self.gold_type else None
-        opt_in = {k: v for k, v in (("ranker", self.ranker), ("verdict", self.verdict),
+        opt_in = {k: v for k, v in (("ranker", self.ranker), ("reader", self.reader),
+                                    ("verdict", self.verdict),
                                     ("tiers", self.tiers))
                   if v != getattr(AskRequest, k)}  # fmt: skip
         return {"id": self.id, "query": self.query, **source, "strategy": self.strategy,
@@ -79,6 +81,7 @@ class AskRequest:
                    k=int(value.get("k") or 20), strategy=value.get("strategy"),
                    gold_type=ConflictType(gold) if gold else None, id=value.get("id"),
                    ranker=value.get("ranker") or "rules",
+                   reader=value.get("reader") or "rules",
                    verdict=value.get("verdict") or "type",
                    tiers=value.get("tiers") or "fast")  # fmt: skip
 

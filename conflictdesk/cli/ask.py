@@ -68,6 +68,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "sets, see docs/dev_report.md)",
     )
     parser.add_argument(
+        "--reader",
+        choices=("rules", "model"),
+        default="rules",
+        help="who reads each passage's answer span: the span nearest the question's words "
+        "(default) or the trained span reader (models/reader; opt-in: higher lead-answer "
+        "recall on QACC dev and the RAMDocs EVAL half, lower conflict F1 on RAMDocs)",
+    )
+    parser.add_argument(
         "--verdict",
         choices=("type", "model"),
         default="type",
@@ -137,6 +145,7 @@ def request_for(
         gold_type=gold,
         check_parametric=not getattr(args, "no_parametric", False),
         ranker=getattr(args, "ranker", "rules"),
+        reader=getattr(args, "reader", "rules"),
         verdict=getattr(args, "verdict", "type"),
         tiers=getattr(args, "tiers", "fast"),
         id=request_id,

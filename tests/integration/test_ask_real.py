@@ -99,6 +99,23 @@ def test_ask_ranker_flag_reaches_the_analysis(backends, tmp_path, capsys, monkey
         assert method.startswith("rule votes"), method
 
 
+@pytest.mark.parametrize("reader", ["rules", "model"])
+def test_ask_reader_flag_reaches_the_claim_frame(backends, tmp_path, capsys, monkeypatch, reader):
+    import io
+
+    from conflictdesk.cli import common, main
+
+    monkeypatch.setattr(common, "make_backends", lambda settings, roles: backends)
+    line = {"id": "q", "query": "What is the population of Broken Bow?",
+            "documents": [p.text for p in DOCS]}  # fmt: skip
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(line) + "\n"))
+    code = main(["ask", "-", "--db", str(tmp_path / "r.db"), "--reader", reader])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    tag_method = json.loads(out)["method"]["tag"]
+    assert ("+reader:conflictdesk-span-reader-lr@" in tag_method) == (reader == "model"), tag_method
+
+
 @pytest.mark.parametrize("verdict", ["type", "model"])
 def test_ask_verdict_flag_reaches_the_conflict_call(backends, tmp_path, capsys, monkeypatch,
                                                     verdict):  # fmt: skip

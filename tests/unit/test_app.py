@@ -98,9 +98,10 @@ def test_wire_types_round_trip_through_json():
     again = AskRequest.from_json(request.to_json())
     assert again.to_json() == request.to_json() and again.gold_type is ConflictType.OUTDATED
     assert "ranker" not in request.to_json()  # the default keeps the stored shape
-    ranked = AskRequest("Who?", collection="c", ranker="model", verdict="model", tiers="cascade")
+    ranked = AskRequest("Who?", collection="c", ranker="model", reader="model", verdict="model",
+                        tiers="cascade")  # fmt: skip
     again = AskRequest.from_json(ranked.to_json())
-    assert (again.ranker, again.verdict, again.tiers) == ("model", "model", "cascade")
+    assert (again.ranker, again.reader, again.verdict, again.tiers) == ("model",) * 3 + ("cascade",)
     assert "tiers" not in request.to_json() and request.tiers == "fast"
     run = RunRecord(7, "ask", "2026-11-23T10:00:00+00:00", {"query": "How  tall\nis it?"}, {})
     assert RunRecord.from_json(run.to_json()) == run
