@@ -1,4 +1,5 @@
-"""Evaluate `ask` on QACC dev and RAMDocs (inline documents) beside a relevance-only baseline.
+"""Evaluate `ask` on QACC dev, RAMDocs and typed_dev (inline documents) beside a relevance-only
+baseline.
 
 Usage:
   .venv/bin/python scripts/eval_ask.py --limit 50
@@ -26,6 +27,20 @@ Definitions (question level unless said otherwise):
   citation precision. Reported for RAMDocs only, where a gold type can be derived: misinfo and
   correct documents → misinformation; else several gold answers → complementary; else
   no_conflict. QACC has no gold type in the taxonomy.
+- typed_dev (`--datasets typed_dev`; hand-written cases with a gold CONFLICTS type): gold
+  conflict = any type but no_conflict; answer recall and lead over the cases with a gold
+  answer (not conflicting opinions); type accuracy per gold type beside the majority class;
+  answer coverage = mean share of the gold answers the answer holds, where there are several
+  (complementary). No per-passage gold, so no gold citations. The shipped type model was
+  fitted on typed_dev: its type accuracy there is in-sample (the cross-validated figure is
+  `scripts/train_type_classifier.py`'s).
+- conflictqa (`--datasets conflictqa`): ConflictQA TEST pairs (StrategyQA yes/no questions,
+  two passages), one per question, 150 agreeing and 150 conflicting; gold conflict = the
+  pair's label; answer recall over the agreeing ones ("Yes" / "No" in the answer); type
+  accuracy over the agreeing ones (gold no_conflict). The NLI and the pair model were trained
+  on ConflictQA TRAIN questions only.
+- Type accuracy (every set with gold types: RAMDocs' derived ones, typed_dev, conflictqa's
+  agreeing pairs) beside the majority class of the same cases.
 - Baseline (relevance-only, no conflict handling): the passage with the highest relevance
   (the same embedding cosine the system uses for inline documents) and its most
   query-relevant sentence as the whole answer, citing that passage.
@@ -57,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         description=__doc__.split("\n")[0], epilog=__doc__.split("\n", 1)[1],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )  # fmt: skip
-    parser.add_argument("--datasets", nargs="+", choices=("qacc", "ramdocs"),
+    parser.add_argument("--datasets", nargs="+", choices=("qacc", "ramdocs", "typed_dev", "conflictqa"),
                         default=["qacc", "ramdocs"])  # fmt: skip
     parser.add_argument("--limit", type=int, default=None, help="first N questions per data set")
     parser.add_argument("--ramdocs-half", choices=("eval", "all"), default="all",

@@ -16,8 +16,10 @@ from conflictdesk.analysis.types import Analysis
 from conflictdesk.evaluation.ask_scoring import (
     Case,
     Prediction,
+    load_conflictqa,
     load_qacc,
     load_ramdocs,
+    load_typed_dev,
     premise,
     score,
 )
@@ -28,9 +30,14 @@ from conflictdesk.types import ConflictType
 
 
 def load_dataset(name: str, data: Path, eval_half_only: bool = False) -> list[Case]:
-    """QACC dev or RAMDocs dev under the data folder; RAMDocs' EVAL half alone when asked."""
+    """QACC dev, RAMDocs dev or typed_dev under the data folder; RAMDocs' EVAL half alone
+    when asked."""
     if name == "qacc":
         return load_qacc(data / "qacc" / "dev.jsonl")
+    if name == "typed_dev":
+        return load_typed_dev(data / "typed_dev" / "cases.jsonl")
+    if name == "conflictqa":
+        return load_conflictqa(data / "conflictqa_strategyqa" / "pairs_test.jsonl.gz")
     cases = load_ramdocs(data / "ramdocs" / "dev.jsonl")
     return [c for c in cases if c.half == "eval"] if eval_half_only else cases
 
@@ -182,6 +189,14 @@ def render(results: dict[str, Any]) -> str:
             always = systems["system"]["always_conflict_f1"]
             lines.append(f"  {'conflict F1, always-conflict':<28}{always:>10.3f}{always:>10.3f}")
             lines.append(f"  predicted types: {systems['system']['predicted_types']}")
+            if dataset == "typed_dev":
+                lines.append("  note: the shipped type model was fitted on typed_dev (and public "
+                             "cases), so its type accuracy here is in-sample; cross-validated: "
+                             "scripts/train_type_classifier.py")  # fmt: skip
+            if "types" in systems["system"]:
+                per_type = systems["system"]["types"]["per_type"]
+                lines.append("  type accuracy per gold type: "
+                             + ", ".join(f"{t} {v:.3f}" for t, v in per_type.items()))  # fmt: skip
     lines.append(f"\nmodels: {results['method']}")
     return "\n".join(lines)
 
@@ -202,6 +217,9 @@ ROWS = (
     ("citation leakage", lambda r: r.get("nli", {}).get("leakage")),
     ("factual grounding", lambda r: r.get("nli", {}).get("grounding")),
     ("contradiction rate", lambda r: r.get("nli", {}).get("contradiction_rate")),
+    ("type accuracy", lambda r: r.get("types", {}).get("accuracy")),
+    ("  majority type", lambda r: r.get("types", {}).get("majority_class")),
+    ("answer coverage (several)", lambda r: r.get("types", {}).get("answer_coverage")),
     ("mean ms / question", lambda r: r["mean_ms"]),
 )
 

@@ -122,6 +122,58 @@ def load_ramdocs(path: Path) -> list[Case]:
     return cases
 
 
+def load_typed_dev(path: Path) -> list[Case]:
+    """typed_dev: hand-written cases with a gold CONFLICTS type; gold conflict = any type but
+    no_conflict (as `ask` counts complementary answers); gold answers = `gold_answer`, or
+    every answer of `gold_answers_all` (complementary), none for conflicting opinions. No
+    per-passage support, so no gold citations."""
+    cases = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        passages = tuple(
+            Passage(id=i, text=d["text"], document_id=i, title=d.get("title"),
+                    date=d.get("date"), source=d.get("source"))
+            for i, d in enumerate(row["documents"])
+        )  # fmt: skip
+        gold = ConflictType(row["conflict_type"])
+        answers = row.get("gold_answers_all") or (
+            [row["gold_answer"]] if row["gold_answer"] else []
+        )
+        cases.append(Case(row["id"], "typed_dev", row["query"], passages,
+                          gold is not ConflictType.NO_CONFLICT, tuple(answers), {}, gold))  # fmt: skip
+    return cases
+
+
+def load_conflictqa(path: Path, per_kind: int = 150) -> list[Case]:
+    """ConflictQA (StrategyQA part) passage pairs, one pair per question, the first `per_kind`
+    agreeing and the first `per_kind` conflicting questions in file order: yes/no questions
+    with two passages. Gold conflict = the pair's label; gold answer = "Yes" / "No" from the
+    ground truth (agreeing pairs only: a conflicting pair holds both); gold type no_conflict
+    for agreeing pairs, none for conflicting ones (their counter-passages are written by an
+    LLM, the dataset gives no CONFLICTS type)."""
+    import gzip
+
+    cases: list[Case] = []
+    taken = {True: 0, False: 0}
+    seen: set[str] = set()
+    with gzip.open(path, "rt", encoding="utf-8") as rows:
+        for line in rows:
+            row = json.loads(line)
+            conflict = bool(row["conflict"])
+            if row["question"] in seen or taken[conflict] >= per_kind:
+                continue
+            seen.add(row["question"])
+            taken[conflict] += 1
+            truth = row["ground_truth"]
+            truth = truth if isinstance(truth, list) else ast.literal_eval(truth)
+            gold = ("Yes" if str(truth[0]) == "True" else "No",) if not conflict else ()
+            passages = (Passage(0, row["passage_a"], 0), Passage(1, row["passage_b"], 1))
+            kind = None if conflict else ConflictType.NO_CONFLICT
+            cases.append(Case(row["id"], "conflictqa", row["question"], passages, conflict,
+                              gold, {}, kind))  # fmt: skip
+    return cases
+
+
 def premise(p: Passage) -> str:
     """A passage as the NLI judge sees it: date and title first, as CONFLICTS shows sources."""
     head = " ".join(x for x in (p.date, p.title) if x)
@@ -154,9 +206,10 @@ def lead_text(sentences: Sequence[AnswerSentence]) -> str:
 def score(cases: Sequence[Case], preds: Sequence[Prediction], nli: Any = None) -> dict[str, Any]:
     prf = detection_prf([p.conflict for p in preds], [c.gold_conflict for c in cases])
     text = [" ".join(s.text for s in p.sentences) for p in preds]
-    recall = _mean([answer_contains(t, c.gold_answers) for t, c in zip(text, cases)])
+    answered = [i for i, c in enumerate(cases) if c.gold_answers]  # recall: where gold exists
+    recall = _mean([answer_contains(text[i], cases[i].gold_answers) for i in answered])
     lead = _mean(
-        [answer_contains(lead_text(p.sentences), c.gold_answers) for p, c in zip(preds, cases)]
+        [answer_contains(lead_text(preds[i].sentences), cases[i].gold_answers) for i in answered]
     )
     cites = [gold_citations(c, p.sentences) for c, p in zip(cases, preds)]
     correct, total, hit, judged = (sum(x[i] for x in cites) for i in range(4))
@@ -185,6 +238,9 @@ def score(cases: Sequence[Case], preds: Sequence[Prediction], nli: Any = None) -
     }
     typed = [(c, p) for c, p in zip(cases, preds) if c.gold_type is not None]
     if typed:
+        out["answered_questions"] = len(answered)
+        out["types"] = type_scores(typed)
+    if typed and cases[0].dataset != "conflictqa":  # CARS needs every case's gold type
         ra = _mean([resolution_appropriate(p.rule, c.gold_type) for c, p in typed])
         sf = out["citation_precision_gold"] or 0.0
         parts = CarsComponents(ac=recall, cda=prf.f1, ra=ra, sf=sf)
@@ -192,6 +248,25 @@ def score(cases: Sequence[Case], preds: Sequence[Prediction], nli: Any = None) -
     if nli is not None:
         out["nli"] = nli_metrics(preds, nli)
     return out
+
+
+def type_scores(typed: Sequence[tuple[Case, Prediction]]) -> dict[str, Any]:
+    """Type accuracy, per gold type, beside the majority class of the same cases, and the
+    share of gold answers the answer covers where there are several (complementary)."""
+    gold = [c.gold_type.value for c, _ in typed if c.gold_type is not None]
+    hits = [c.gold_type is not None and p.conflict_type == c.gold_type.value for c, p in typed]
+    per_type = {t: _mean([h for h, g in zip(hits, gold) if g == t]) for t in sorted(set(gold))}
+    several = [
+        _mean([answer_contains(" ".join(s.text for s in p.sentences), [a]) for a in c.gold_answers])
+        for c, p in typed
+        if len(c.gold_answers) > 1
+    ]
+    return {
+        "accuracy": _mean(hits),
+        "majority_class": Counter(gold).most_common(1)[0][1] / len(gold),
+        "per_type": per_type,
+        "answer_coverage": _mean(several) if several else None,
+    }
 
 
 def nli_metrics(preds: Sequence[Prediction], nli: Any) -> dict[str, float | None]:

@@ -14,8 +14,9 @@ STEPS: tuple[tuple[str, list[str]], ...] = (
     ("Fusion labeller", ["train_fusion.py", "--no-write"]),
     ("Abstention", ["eval_abstention.py"]),
     (
-        "Question-level `ask` (QACC dev, RAMDocs eval half)",
-        ["eval_ask.py", "--ramdocs-half", "eval"],
+        "Question-level `ask` (QACC dev, RAMDocs eval half, typed_dev, ConflictQA test pairs)",
+        ["eval_ask.py", "--ramdocs-half", "eval", "--datasets", "qacc", "ramdocs", "typed_dev",
+         "conflictqa"],
     ),
     ("CONFLICTS type (typed_dev, CV by case)", ["train_type_classifier.py", "--eval-only"]),
     ("Stage-1 pair detector", ["train_pair_detector.py", "--report-only"]),

@@ -12,14 +12,19 @@ relevant) and its sentence is that passage's most query-relevant sentence
 - viewpoints (opinions): a neutral note that sources disagree, then every viewpoint.
 - recency (outdated): newest first, each sentence with its date, then a note on older ones.
 - entropy_topsis (misinformation, factual): the most credible group first, then each
-  conflicting claim quoted and flagged as disputed, citing both sides."""
+  conflicting claim quoted and flagged as disputed, citing both sides.
+
+A yes/no question asks for yes or no: under the rules that give one answer (direct, recency,
+entropy_topsis) the leading sentence opens with "Yes." when its passages support the
+question's statement and "No." when they contradict it (their tag against the statement,
+`tag.py`); consolidate and viewpoints, and leads tagged neither way, give no verdict."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from conflictdesk.analysis.types import Analysis, PassageTag
+from conflictdesk.analysis.types import Analysis, PassageTag, QueryForm
 from conflictdesk.generation.adjudicate import sides
 from conflictdesk.generation.types import AnswerSentence, SentenceRole
 from conflictdesk.types import Tag
@@ -120,6 +125,16 @@ def _claim(group: Group, prefix: str = "") -> AnswerSentence:
     return AnswerSentence(prefix + group.sentence, group.cites, SentenceRole.CLAIM)
 
 
+VERDICTS = {Tag.SUPPORT: "Yes. ", Tag.REFUTE: "No. "}
+
+
+def _verdict(analysis: Analysis, group: Group) -> str:
+    """ "Yes. " / "No. " before the leading sentence of a yes/no question (module docstring)."""
+    if analysis.tagging.frame.form is not QueryForm.YES_NO:
+        return ""
+    return VERDICTS.get(group.tag, "")
+
+
 def _agrees(a: Group, b: Group) -> bool:
     return a.tag is b.tag and (a.answer == b.answer or not (a.answer and b.answer))
 
@@ -139,7 +154,8 @@ def _both_sides(analysis: Analysis, first: Sequence[int], rest: Sequence[int]) -
 def _direct(analysis: Analysis, groups: list[Group]) -> list[AnswerSentence]:
     lead = groups[0]
     extra = [c for g in groups[1:] if _agrees(lead, g) and lead.answer for c in g.cites]
-    return [AnswerSentence(lead.sentence, lead.cites + tuple(extra), SentenceRole.CLAIM)]
+    sentence = _verdict(analysis, lead) + lead.sentence
+    return [AnswerSentence(sentence, lead.cites + tuple(extra), SentenceRole.CLAIM)]
 
 
 def _consolidate(analysis: Analysis, groups: list[Group]) -> list[AnswerSentence]:
@@ -168,7 +184,7 @@ def _recency(analysis: Analysis, groups: list[Group]) -> list[AnswerSentence]:
             prefix = "Undated: "
         else:
             prefix = f"As of {when}: " if position == 0 else f"Earlier ({when}): "
-        out.append(_claim(group, prefix))
+        out.append(_claim(group, prefix + (_verdict(analysis, group) if position == 0 else "")))
     newest, older = (dated + undated)[0], (dated + undated)[1:]
     if any(not _agrees(newest, g) for g in older):
         out.append(
@@ -186,7 +202,8 @@ def _date(analysis: Analysis, passage_id: int) -> str | None:
 
 
 def _credible(analysis: Analysis, groups: list[Group]) -> list[AnswerSentence]:
-    lead, out = groups[0], [_claim(groups[0])]
+    lead = groups[0]
+    out = [_claim(lead, _verdict(analysis, lead))]
     for group in groups[1:]:
         if _agrees(lead, group):
             continue

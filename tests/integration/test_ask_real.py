@@ -153,3 +153,24 @@ def test_detect_verdict_flag_gives_the_decision(backends, tmp_path, capsys, monk
         assert decision["conflict"] == record["conflict"] and 0.0 <= decision["probability"] <= 1
     else:
         assert record["decision"] is None
+
+
+@pytest.mark.parametrize(
+    ("question", "texts", "verdict"),
+    [
+        ("Does the Quillon turbine need an annual inspection?",
+         ["Every Quillon turbine must be inspected once a year by a certified engineer.",
+          "Owners of a Quillon turbine are required to have it inspected every year."], "Yes. "),
+        ("Is the Brennick vaccine given as a single dose?",
+         ["The Brennick vaccine is not a single dose: two doses are given two months apart.",
+          "Brennick requires two doses; one dose alone does not protect."], "No. "),
+    ],
+)  # fmt: skip
+def test_yes_no_question_all_sources_answer_alike_is_no_conflict_with_a_verdict(
+    backends, question, texts, verdict
+):
+    passages = [Passage(i, t, i) for i, t in enumerate(texts)]
+    analysis, result, _ = ask(question, passages, backends, check_parametric=False)
+    assert analysis.verdict.type is ConflictType.NO_CONFLICT, analysis.verdict.rationale
+    assert analysis.verdict.method.endswith("+unanimous")
+    assert result.sentences[0].text.startswith(verdict)

@@ -255,3 +255,46 @@ def test_conflicting_pair_whose_passages_hold_the_same_answer_is_no_conflict():
     verdict = _run("How tall is it?", passages, tagging, clusters, [_pair(0, 1, PairType.FACTUAL)])
     assert verdict.signals["sides"] == 1
     assert verdict.type is ConflictType.NO_CONFLICT
+
+
+def _model_verdict(kind):
+    from conflictdesk.analysis.types import ConflictVerdict
+
+    probabilities = {k.value: (0.6 if k is kind else 0.1) for k in ConflictType}
+    return ConflictVerdict(kind, "model said so", "model:m@1",
+                           {"probabilities": probabilities}, 0.6, False)  # fmt: skip
+
+
+@pytest.mark.parametrize("side", [S, R])
+def test_a_statement_every_side_taker_backs_or_denies_alike_is_no_conflict(side):
+    from conflictdesk.analysis.classify import _unless_unanimous, unanimous_statement
+
+    passages = [Passage(i, f"text {i}") for i in range(3)]
+    tagging = _tagging(QueryForm.YES_NO, [(0, side, 0.95, None), (1, side, 0.85, None),
+                                          (2, I, 0.9, None)])  # fmt: skip
+    assert unanimous_statement(tagging, passages) == (side, 2)
+    verdict = _unless_unanimous(
+        _model_verdict(ConflictType.CONFLICTING_OPINIONS), tagging, passages
+    )
+    assert verdict.type is ConflictType.NO_CONFLICT
+    assert verdict.method == "model:m@1+unanimous" and verdict.confidence is None
+    assert (
+        "conflicting_opinions" in verdict.rationale
+        and verdict.signals["unanimous"]["passages"] == 2
+    )
+
+
+def test_split_weak_or_wh_evidence_keeps_the_model_verdict():
+    from conflictdesk.analysis.classify import _unless_unanimous, unanimous_statement
+
+    passages = [Passage(i, f"text {i}") for i in range(2)]
+    split = _tagging(QueryForm.YES_NO, [(0, S, 0.95, None), (1, R, 0.9, None)])
+    weak = _tagging(QueryForm.YES_NO, [(0, S, 0.95, None), (1, S, 0.6, None)])
+    wh = _tagging(QueryForm.WH, [(0, S, 0.95, "1912"), (1, S, 0.9, "1912")])
+    nothing = _tagging(QueryForm.CLAIM, [(0, I, 0.95, None), (1, I, 0.9, None)])
+    model = _model_verdict(ConflictType.MISINFORMATION)
+    for tagging in (split, weak, wh, nothing):
+        assert unanimous_statement(tagging, passages) is None
+        assert _unless_unanimous(model, tagging, passages) is model
+    claim = _tagging(QueryForm.CLAIM, [(0, R, 0.95, None), (1, R, 0.9, None)])
+    assert _unless_unanimous(model, claim, passages).type is ConflictType.NO_CONFLICT

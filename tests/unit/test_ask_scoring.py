@@ -112,3 +112,58 @@ def test_score_reports_the_always_conflict_baseline_on_the_same_cases():
     report = eval_ask.score([conflict, quiet, quiet, quiet], [pred] * 4)
     # always "conflict": precision 1/4, recall 1 -> F1 = 2 * 0.25 / 1.25 = 0.4
     assert report["always_conflict_f1"] == pytest.approx(0.4)
+
+
+def _typed_row(kind, gold="", golds=()):
+    docs = [{"title": "T", "text": "Text one.", "date": "2024-01-02", "source": "a.org"},
+            {"title": "U", "text": "Text two.", "date": None, "source": "b.org"}]  # fmt: skip
+    return {"id": f"d-{kind}-1", "conflict_type": kind, "query": "q?", "gold_answer": gold,
+            "gold_answers_all": list(golds), "documents": docs}  # fmt: skip
+
+
+def test_typed_dev_cases_and_type_scores(tmp_path):
+    path = tmp_path / "cases.jsonl"
+    rows = [_typed_row("no_conflict", "Kelston"), _typed_row("complementary", "", ["Tessel", "Corvane"]),
+            _typed_row("conflicting_opinions"), _typed_row("no_conflict", "Ardmuir")]  # fmt: skip
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    cases = eval_ask.load_typed_dev(path)
+    assert [c.gold_conflict for c in cases] == [False, True, True, False]
+    assert cases[1].gold_answers == ("Tessel", "Corvane") and cases[2].gold_answers == ()
+    assert cases[0].passages[0].date == "2024-01-02" and cases[0].passages[1].title == "U"
+    preds = [
+        eval_ask.Prediction(False, "no_conflict", "direct", (AnswerSentence("Kelston.", (0,)),)),
+        eval_ask.Prediction(
+            True, "complementary", "consolidate", (AnswerSentence("Tessel.", (0,)),)
+        ),
+        eval_ask.Prediction(True, "outdated", "recency", (AnswerSentence("x.", (0,)),)),
+        eval_ask.Prediction(True, "outdated", "recency", (AnswerSentence("x.", (0,)),)),
+    ]
+    report = eval_ask.score(cases, preds)
+    # answer recall over the 3 cases with a gold answer: Kelston yes, Tessel yes, Ardmuir no
+    assert report["answered_questions"] == 3 and report["answer_recall"] == pytest.approx(2 / 3)
+    types = report["types"]
+    assert types["accuracy"] == pytest.approx(0.5) and types["majority_class"] == 0.5
+    assert types["per_type"] == {"complementary": 1.0, "conflicting_opinions": 0.0,
+                                 "no_conflict": 0.5}  # fmt: skip
+    assert types["answer_coverage"] == pytest.approx(0.5)  # Tessel of Tessel and Corvane
+
+
+def test_conflictqa_cases_one_per_question_with_yes_no_gold(tmp_path):
+    import gzip
+
+    def row(i, question, conflict, truth):
+        return {"id": f"c{i}", "question": question, "passage_a": "pa", "passage_b": "pb",
+                "conflict": conflict, "ground_truth": truth}  # fmt: skip
+
+    rows = [row(0, "Is A?", True, "['True']"), row(1, "Is A?", False, "['True']"),
+            row(2, "Is B?", False, ["False"]), row(3, "Is C?", False, "['True']")]  # fmt: skip
+    path = tmp_path / "pairs_test.jsonl.gz"
+    with gzip.open(path, "wt") as handle:
+        handle.write("\n".join(json.dumps(r) for r in rows) + "\n")
+    cases = eval_ask.load_conflictqa(path, per_kind=1)
+    assert [c.id for c in cases] == [
+        "c0",
+        "c2",
+    ]  # the second "Is A?" and the third agreeing skipped
+    assert cases[0].gold_conflict and cases[0].gold_answers == () and cases[0].gold_type is None
+    assert cases[1].gold_answers == ("No",) and cases[1].gold_type is ConflictType.NO_CONFLICT

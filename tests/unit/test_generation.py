@@ -271,3 +271,48 @@ def test_a_mixed_cluster_still_shows_the_disputed_claim():
     assert lead.cites == (0, 1)
     assert flagged.role is SentenceRole.CONFLICT and "4,120" in flagged.text
     assert set(flagged.cites) == {0, 2}
+
+
+def _as_yes_no(analysis):
+    """The hand-built analysis with its question read as a yes/no question."""
+    import dataclasses
+
+    from conflictdesk.analysis.types import QueryForm
+
+    frame = dataclasses.replace(analysis.tagging.frame, form=QueryForm.YES_NO)
+    return dataclasses.replace(analysis, tagging=dataclasses.replace(analysis.tagging, frame=frame))
+
+
+@pytest.mark.parametrize(
+    ("conflict_type", "lead", "expected"),
+    [("no_conflict", "support", "Yes. "), ("no_conflict", "refute", "No. "),
+     ("misinformation", "refute", "No. "), ("outdated", "support", "As of 2024-05-01: Yes. ")],
+)  # fmt: skip
+def test_a_yes_no_question_gets_yes_or_no_from_the_leading_side(conflict_type, lead, expected):
+    other = "refute" if lead == "support" else "support"
+    analysis = _as_yes_no(
+        build_analysis(
+            "Is the Kelmore bridge open to lorries?",
+            ["The Kelmore bridge takes lorries again.", "Lorries are banned from the bridge."],
+            [(lead, 0.9), (other, 0.6)],
+            conflict_type=conflict_type,
+            dates={0: "2024-05-01", 1: "2019-02-01"},
+        )
+    )
+    first = extractive_answer(analysis)[0]
+    assert first.text.startswith(expected) and first.role is SentenceRole.CLAIM
+    assert first.text.endswith("The Kelmore bridge takes lorries again.")
+
+
+def test_no_verdict_for_wh_questions_viewpoints_or_an_irrelevant_lead():
+    wh = build_analysis("Who runs Orvane?", ["Renn runs Orvane."], [("support", 0.9)])
+    assert extractive_answer(wh)[0].text == "Renn runs Orvane."
+    debate = _as_yes_no(
+        build_analysis(
+            "Should Ambry build a relief road?",
+            ["Ambry needs the road.", "The road would ruin the meadows."],
+            [("support", 0.8), ("refute", 0.8)],
+            conflict_type="conflicting_opinions",
+        )
+    )
+    assert not any(s.text.startswith(("Yes.", "No.")) for s in extractive_answer(debate))
