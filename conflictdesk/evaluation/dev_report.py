@@ -20,6 +20,7 @@ STEPS: tuple[tuple[str, list[str]], ...] = (
     ),
     ("CONFLICTS type (typed_dev, CV by case)", ["train_type_classifier.py", "--eval-only"]),
     ("Stage-1 pair detector", ["train_pair_detector.py", "--report-only"]),
+    ("Span reader (opt-in) against the rule", ["train_span_reader.py", "--no-write"]),
 )
 NLI_STEP = ("NLI dev sets and relations", ["eval_models.py"])
 HEADER = (
