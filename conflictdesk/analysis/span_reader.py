@@ -236,7 +236,7 @@ class SpanReader:
 
     def to_json(self) -> dict:
         def rounded(values: np.ndarray) -> list[float]:
-            return [round(float(v), 10) for v in values]
+            return [round(float(v), 10) + 0.0 for v in values]  # + 0.0: no "-0.0" in the file
 
         return {"features": list(FEATURES), "mean": rounded(self.mean),
                 "scale": rounded(self.scale), "weights": rounded(self.weights),

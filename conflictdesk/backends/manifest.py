@@ -135,3 +135,29 @@ def entry_for(
         source=source,
         rebuild=rebuild,
     )
+
+
+def write_json_model(
+    models_dir: Path,
+    artefact: str,
+    blob: dict,
+    name: str,
+    role: str,
+    *,
+    licence: str,
+    source: str,
+    rebuild: str,
+    extra: dict | None = None,
+) -> str:
+    """Write a JSON model file at `artefact` under models_dir, upsert its manifest entry
+    (with `extra` recorded beside it) and return the model id."""
+    path = models_dir / artefact
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(blob, indent=1) + "\n", encoding="utf-8")
+    manifest = Manifest.load(models_dir / "manifest.json")
+    entry = entry_for(name, role, path, licence=licence, source=source, rebuild=rebuild,
+                      base=models_dir)  # fmt: skip
+    entry.extra = dict(extra or {})
+    manifest.upsert(entry)
+    manifest.save()
+    return entry.model_id

@@ -10,7 +10,6 @@ here. Questions without a candidate (yes/no, sentence answers) have no rows."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,21 +154,11 @@ REBUILD = ".venv/bin/python scripts/train_answer_ranker.py"
 def write_ranker(ranker: AnswerRanker, models_dir: Path, cv: dict[str, float]) -> str:
     """Write the weights under models_dir and upsert their manifest entry; the model id."""
     from conflictdesk.analysis.answer_rank import MODEL_NAME
-    from conflictdesk.backends.manifest import Manifest, entry_for
+    from conflictdesk.backends.manifest import write_json_model
 
-    path = models_dir / ARTEFACT
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(ranker.to_json(), indent=1) + "\n", encoding="utf-8")
-    manifest = Manifest.load(models_dir / "manifest.json")
-    entry = entry_for(MODEL_NAME, "reader", path, licence=LICENCE, rebuild=REBUILD,
-                      source="fitted by scripts/train_answer_ranker.py on QACC train and the "
-                      "RAMDocs TRAIN half", base=models_dir)  # fmt: skip
-    entry.extra = {
-        "features": len(FEATURES),
-        "l2": L2,
-        "margin": ranker.margin,
-        **{k: round(v, 4) for k, v in cv.items()},
-    }
-    manifest.upsert(entry)
-    manifest.save()
-    return entry.model_id
+    extra = {"features": len(FEATURES), "l2": L2, "margin": ranker.margin,
+             **{k: round(v, 4) for k, v in cv.items()}}  # fmt: skip
+    return write_json_model(models_dir, ARTEFACT, ranker.to_json(), MODEL_NAME, "reader",
+                            licence=LICENCE, rebuild=REBUILD, extra=extra,
+                            source="fitted by scripts/train_answer_ranker.py on QACC train and "
+                            "the RAMDocs TRAIN half")  # fmt: skip

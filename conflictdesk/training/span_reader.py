@@ -16,7 +16,6 @@ questions: per-passage accuracy (the passage's answer is one of its gold answers
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +33,7 @@ from conflictdesk.analysis.span_reader import (
 )
 from conflictdesk.analysis.tag import read_passages
 from conflictdesk.analysis.types import QueryForm
-from conflictdesk.evaluation.ask_scoring import Case, load_qacc, load_ramdocs
+from conflictdesk.evaluation.ask_scoring import Case, load_qacc, load_ramdocs, load_typed_dev
 from conflictdesk.training.answer_ranker import is_gold
 from conflictdesk.types import Passage
 
@@ -47,35 +46,12 @@ def training_cases(data: Path) -> list[Case]:
     return load_qacc(data / "qacc" / "train.jsonl") + ramdocs
 
 
-def typed_dev_cases(path: Path) -> list[Case]:
-    """typed_dev rows with their question-level gold answers (no per-passage answers)."""
-    cases = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        passages = tuple(
-            Passage(
-                id=i,
-                text=d["text"],
-                document_id=i,
-                title=d.get("title"),
-                date=d.get("date"),
-                source=d.get("source"),
-            )
-            for i, d in enumerate(row["documents"])
-        )
-        golds = tuple(
-            row.get("gold_answers_all") or ([row["gold_answer"]] if row.get("gold_answer") else [])
-        )
-        cases.append(Case(row["id"], "typed_dev", row["query"], passages, False, golds, {}))
-    return cases
-
-
 def held_out_cases(data: Path) -> dict[str, list[Case]]:
     ramdocs = [c for c in load_ramdocs(data / "ramdocs" / "dev.jsonl") if c.half == "eval"]
     return {
         "QACC dev": load_qacc(data / "qacc" / "dev.jsonl"),
         "RAMDocs EVAL half": ramdocs,
-        "typed_dev": typed_dev_cases(data / "typed_dev" / "cases.jsonl"),
+        "typed_dev": load_typed_dev(data / "typed_dev" / "cases.jsonl"),
     }
 
 
@@ -254,16 +230,10 @@ REBUILD = ".venv/bin/python scripts/train_span_reader.py"
 
 def write_reader(reader: SpanReader, models_dir: Path, figures: dict[str, Any]) -> str:
     """Write the weights under models_dir and upsert their manifest entry; the model id."""
-    from conflictdesk.backends.manifest import Manifest, entry_for
+    from conflictdesk.backends.manifest import write_json_model
 
-    path = models_dir / ARTEFACT
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(reader.to_json(), indent=1) + "\n", encoding="utf-8")
-    manifest = Manifest.load(models_dir / "manifest.json")
-    entry = entry_for(MODEL_NAME, "reader", path, licence=LICENCE, rebuild=REBUILD,
-                      source="fitted by scripts/train_span_reader.py on QACC train and the "
-                      "RAMDocs TRAIN half", base=models_dir)  # fmt: skip
-    entry.extra = {"features": len(FEATURES), "l2": L2, **figures}
-    manifest.upsert(entry)
-    manifest.save()
-    return entry.model_id
+    return write_json_model(models_dir, ARTEFACT, reader.to_json(), MODEL_NAME, "reader",
+                            licence=LICENCE, rebuild=REBUILD,
+                            extra={"features": len(FEATURES), "l2": L2, **figures},
+                            source="fitted by scripts/train_span_reader.py on QACC train and "
+                            "the RAMDocs TRAIN half")  # fmt: skip

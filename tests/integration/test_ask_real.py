@@ -78,8 +78,8 @@ def test_demo_runs_on_the_examples(backends, tmp_path, capsys, monkeypatch):
         assert record["answer"] and record["expected_type"]
 
 
-@pytest.mark.parametrize("ranker", ["rules", "model"])
-def test_ask_ranker_flag_reaches_the_analysis(backends, tmp_path, capsys, monkeypatch, ranker):
+def _ask_methods(backends, tmp_path, capsys, monkeypatch, flags: list[str]) -> dict:
+    """`ask -` on one Broken Bow question with `flags`: the output's method record."""
     import io
 
     from conflictdesk.cli import common, main
@@ -88,49 +88,30 @@ def test_ask_ranker_flag_reaches_the_analysis(backends, tmp_path, capsys, monkey
     line = {"id": "q", "query": "What is the population of Broken Bow?",
             "documents": [p.text for p in DOCS]}  # fmt: skip
     monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(line) + "\n"))
-    argv = ["ask", "-", "--db", str(tmp_path / "r.db"), "--ranker", ranker]
-    code = main(argv)
+    code = main(["ask", "-", "--db", str(tmp_path / "r.db"), *flags])
     out, err = capsys.readouterr()
     assert code == 0, err
-    method = json.loads(out)["method"]["answer_ranker"]
-    if ranker == "model":
-        assert not method.startswith("rule votes"), method
-    else:
-        assert method.startswith("rule votes"), method
+    return json.loads(out)["method"]
+
+
+@pytest.mark.parametrize("ranker", ["rules", "model"])
+def test_ask_ranker_flag_reaches_the_analysis(backends, tmp_path, capsys, monkeypatch, ranker):
+    methods = _ask_methods(backends, tmp_path, capsys, monkeypatch, ["--ranker", ranker])
+    method = methods["answer_ranker"]
+    assert method.startswith("rule votes") == (ranker == "rules"), method
 
 
 @pytest.mark.parametrize("reader", ["rules", "model"])
 def test_ask_reader_flag_reaches_the_claim_frame(backends, tmp_path, capsys, monkeypatch, reader):
-    import io
-
-    from conflictdesk.cli import common, main
-
-    monkeypatch.setattr(common, "make_backends", lambda settings, roles: backends)
-    line = {"id": "q", "query": "What is the population of Broken Bow?",
-            "documents": [p.text for p in DOCS]}  # fmt: skip
-    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(line) + "\n"))
-    code = main(["ask", "-", "--db", str(tmp_path / "r.db"), "--reader", reader])
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    tag_method = json.loads(out)["method"]["tag"]
+    tag_method = _ask_methods(backends, tmp_path, capsys, monkeypatch, ["--reader", reader])["tag"]
     assert ("+reader:conflictdesk-span-reader-lr@" in tag_method) == (reader == "model"), tag_method
 
 
 @pytest.mark.parametrize("verdict", ["type", "model"])
 def test_ask_verdict_flag_reaches_the_conflict_call(backends, tmp_path, capsys, monkeypatch,
                                                     verdict):  # fmt: skip
-    import io
-
-    from conflictdesk.cli import common, main
-
-    monkeypatch.setattr(common, "make_backends", lambda settings, roles: backends)
-    line = {"id": "q", "query": "What is the population of Broken Bow?",
-            "documents": [p.text for p in DOCS]}  # fmt: skip
-    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(line) + "\n"))
-    code = main(["ask", "-", "--db", str(tmp_path / "v.db"), "--verdict", verdict])
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    method = json.loads(out)["method"]["conflict_type"]
+    methods = _ask_methods(backends, tmp_path, capsys, monkeypatch, ["--verdict", verdict])
+    method = methods["conflict_type"]
     assert ("conflict call:" in method) == (verdict == "model"), method
 
 
