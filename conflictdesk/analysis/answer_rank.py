@@ -41,7 +41,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -54,6 +54,7 @@ from conflictdesk.analysis.claims import (
     span_distances,
     states_something,
 )
+from conflictdesk.analysis.linear import RuleMarginScorer
 from conflictdesk.analysis.types import ClaimFrame, QueryForm
 from conflictdesk.backends.base import NLI, JudgmentCache
 from conflictdesk.text import normalise_answer
@@ -258,41 +259,15 @@ def _year_like(key: str) -> bool:
 
 
 @dataclass(frozen=True)
-class AnswerRanker:
-    """Logistic regression over standardised FEATURES: score = w · (x − mean) / scale + b."""
+class AnswerRanker(RuleMarginScorer):
+    """Logistic regression over standardised FEATURES: score = w · (x − mean) / scale + b,
+    plus the margin for the rule's leading candidate."""
 
-    mean: np.ndarray
-    scale: np.ndarray
-    weights: np.ndarray
-    bias: float
+    FEATURES: ClassVar[tuple[str, ...]] = FEATURES
+    RULE_FEATURE: ClassVar[str] = "rule_lead"
+    KIND: ClassVar[str] = "answer ranker"
+
     model_id: str = MODEL_NAME
-    margin: float = 0.0  # added to the rule's leading candidate: what overturning it takes
-
-    @classmethod
-    def from_json(cls, blob: Mapping[str, object], model_id: str = MODEL_NAME) -> AnswerRanker:
-        if list(blob["features"]) != list(FEATURES):  # type: ignore[call-overload]
-            raise ValueError("answer ranker features differ from this version's FEATURES")
-        arrays = [np.asarray(blob[k], dtype=np.float64) for k in ("mean", "scale", "weights")]
-        margin = float(blob.get("margin", 0.0))  # type: ignore[arg-type]
-        return cls(*arrays, float(blob["bias"]), model_id, margin)  # type: ignore[arg-type]
-
-    def to_json(self) -> dict[str, object]:
-        # Rounded, so a rebuild whose sums differ in the last bits writes the same file.
-        def rounded(values: np.ndarray) -> list[float]:
-            return [round(float(v), 10) for v in values]
-
-        return {
-            "features": list(FEATURES),
-            "mean": rounded(self.mean),
-            "scale": rounded(self.scale),
-            "weights": rounded(self.weights),
-            "bias": round(self.bias, 10),
-            "margin": self.margin,
-        }
-
-    def scores(self, matrix: np.ndarray) -> np.ndarray:
-        linear = ((matrix - self.mean) / self.scale) @ self.weights + self.bias
-        return linear + self.margin * matrix[:, FEATURES.index("rule_lead")]
 
     def rerank(
         self,

@@ -41,11 +41,13 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
 from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.claims import answer_kind, answer_spans, span_distances, states_something
+from conflictdesk.analysis.linear import RuleMarginScorer
 from conflictdesk.types import Passage
 
 MAX_SENTENCES = 3
@@ -215,37 +217,15 @@ def question_spans(
 
 
 @dataclass(frozen=True)
-class SpanReader:
-    """Standardised logistic-regression weights over FEATURES."""
+class SpanReader(RuleMarginScorer):
+    """Standardised logistic-regression weights over FEATURES, plus a margin for the rule's
+    span (0: the best-scored span wins)."""
 
-    mean: np.ndarray
-    scale: np.ndarray
-    weights: np.ndarray
-    bias: float
+    FEATURES: ClassVar[tuple[str, ...]] = FEATURES
+    RULE_FEATURE: ClassVar[str] = "rule_choice"
+    KIND: ClassVar[str] = "span reader"
+
     model_id: str = MODEL_NAME
-    margin: float = 0.0  # what a span must outscore the rule's by to replace it
-
-    @classmethod
-    def from_json(cls, blob: Mapping, model_id: str = MODEL_NAME) -> SpanReader:
-        if tuple(blob["features"]) != FEATURES:
-            raise ValueError(
-                f"span reader features {blob['features']} differ from this version's {FEATURES}"
-            )
-        arrays = (np.asarray(blob[k], dtype=np.float64) for k in ("mean", "scale", "weights"))
-        return cls(*arrays, float(blob["bias"]), model_id, float(blob.get("margin", 0.0)))
-
-    def to_json(self) -> dict:
-        def rounded(values: np.ndarray) -> list[float]:
-            return [round(float(v), 10) + 0.0 for v in values]  # + 0.0: no "-0.0" in the file
-
-        return {"features": list(FEATURES), "mean": rounded(self.mean),
-                "scale": rounded(self.scale), "weights": rounded(self.weights),
-                "bias": round(self.bias, 10), "margin": self.margin}  # fmt: skip
-
-    def scores(self, matrix: np.ndarray) -> np.ndarray:
-        """Each span's score, the rule's own span raised by the margin."""
-        linear = ((matrix - self.mean) / self.scale) @ self.weights + self.bias
-        return linear + self.margin * matrix[:, FEATURES.index("rule_choice")]
 
     def choose(
         self,
