@@ -77,9 +77,11 @@ def run_list(args: argparse.Namespace) -> int:
                     "stages": [s.to_json() for s in report.stages]})  # fmt: skip
         return 0
     print(f"manifest: {report.manifest}")
+    role_width = max((len(row.role) for row in report.models), default=8)
+    name_width = max((len(row.name) for row in report.models), default=34)
     for row in report.models:
         state = "ok " if row.present else "MISSING"
-        print(safe_line(f"  {row.role:<8} {row.name:<34} {state:<7} {row.path}"))
+        print(safe_line(f"  {row.role:<{role_width}} {row.name:<{name_width}} {state:<7} {row.path}"))
     if not report.models:
         print("  (no models)")
     print("stages (the method each runs with this configuration):")
@@ -102,9 +104,10 @@ def run_verify(args: argparse.Namespace) -> int:
     if args.json:
         write_json({"manifest": report.manifest, "ok": not failed, "models": results})
     else:
+        role_width = max((len(r["role"]) for r in results), default=8)
         for result in results:
             mark = "ok    " if result["ok"] else "FAILED"
-            print(safe_line(f"{mark} {result['role']:<8} {result['name']}"))
+            print(safe_line(f"{mark} {result['role']:<{role_width}} {result['name']}"))
         for result in failed:
             sys.stderr.write(f"conflictdesk: {safe_line(result['error'])}\n")
         print(f"{len(results) - len(failed)}/{len(results)} models verified")

@@ -89,3 +89,18 @@ def test_add_refuses_unsafe_or_wrong_formats(models, tmp_path, capsys, name, dat
 def test_add_missing_file_is_usage_error(models, tmp_path, capsys):
     assert main(["models", "add", str(tmp_path / "nope.gguf"), "--role", "llm"]) == 2
     assert "is not a file" in capsys.readouterr().err
+
+
+def test_list_text_columns_line_up_with_a_long_role(models, capsys):
+    (models / "accurate").mkdir()
+    (models / "accurate" / "model.onnx").write_bytes(b"more weights")
+    manifest = Manifest.load(models / "manifest.json")
+    manifest.upsert(entry_for("nli-accurate-test-model", "nli-accurate", models / "accurate",
+                              licence="MIT", source="t", rebuild="r", base=models))  # fmt: skip
+    manifest.save()
+    assert main(["models", "list"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if " ok " in line]
+    assert len(rows) == 2
+    assert len({row.index(" ok ") for row in rows}) == 1  # the state column starts alike
+    starts = {rows[0].index(" nli-test "), rows[1].index(" nli-accurate-test-model ")}
+    assert len(starts) == 1  # and so do the names
