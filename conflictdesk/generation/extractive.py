@@ -9,7 +9,8 @@ relevant) and its sentence is that passage's most query-relevant sentence
 
 - direct (no conflict): the leading group's sentence alone.
 - consolidate (complementary): every group's sentence, without framing a debate.
-- viewpoints (opinions): a neutral note that sources disagree, then every viewpoint.
+- viewpoints (opinions): a neutral note that sources disagree, then every viewpoint (no
+  note when every group takes the same side with the same answer: nothing to disagree on).
 - recency (outdated): newest first, each sentence with its date, then a note on older ones.
 - entropy_topsis (misinformation, factual): the most credible group first, then each
   conflicting claim quoted and flagged as disputed, citing both sides.
@@ -163,8 +164,11 @@ def _consolidate(analysis: Analysis, groups: list[Group]) -> list[AnswerSentence
 
 
 def _viewpoints(analysis: Analysis, groups: list[Group]) -> list[AnswerSentence]:
-    if len(groups) == 1:
-        return [_claim(groups[0])]
+    # The note says the sources disagree: only when some group takes another side (tag) or
+    # holds another answer than the first; agreeing groups of other clusters are listed as
+    # they are.
+    if not any(not _agrees(groups[0], g) for g in groups[1:]):
+        return [_claim(group) for group in groups]
     note = AnswerSentence(
         "The sources take different positions on this question; each view is given with its sources.",
         _both_sides(analysis, [g.cites[0] for g in groups], []),

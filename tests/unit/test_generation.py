@@ -141,6 +141,18 @@ def test_viewpoints_answer_gives_every_side_after_a_neutral_note():
     assert [s.cites for s in claims] == [(0,), (1,), (2,)]
 
 
+def test_viewpoints_without_another_side_claims_no_disagreement():
+    analysis = build_analysis(
+        "Should Kelby build a relief road?",
+        ["The relief road is needed.", "Kelby should build the road soon."],
+        [("support", 0.7), ("support", 0.6)],
+        conflict_type="conflicting_opinions",
+    )
+    sentences = extractive_answer(analysis)
+    assert all(s.role is SentenceRole.CLAIM for s in sentences)
+    assert [s.cites for s in sentences] == [(0,), (1,)]
+
+
 def test_consolidate_gives_each_cluster_without_a_debate():
     analysis = build_analysis(
         "What does lumivex do?",
