@@ -6,7 +6,8 @@ writer gave it (half a unit of its last written digit, in the base unit). Two qu
 agree (`same_quantity`) when they share a dimension and differ by no more than the coarser
 one's precision: "3.4 km" (± 50 m) agrees with "3,412 m", "1,180 °C" does not with
 "1,170 °C". The unit table is a closed list of measurement units (length, mass, volume,
-temperature); a number without a unit has none and compares only by its written value."""
+temperature; metric and imperial); a number without a unit has none and compares only by its
+written value. "pounds" is left out (also a currency), and so is "in" (also a preposition)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,14 @@ _UNITS: dict[str, tuple[str, float, float]] = {
                     ("length", 1000.0, 0.0)),
     **dict.fromkeys(("mile", "miles"), ("length", 1609.344, 0.0)),
     **dict.fromkeys(("ft", "feet", "foot"), ("length", 0.3048, 0.0)),
+    **dict.fromkeys(("cm", "centimetre", "centimetres", "centimeter", "centimeters"),
+                    ("length", 0.01, 0.0)),
+    **dict.fromkeys(("mm", "millimetre", "millimetres", "millimeter", "millimeters"),
+                    ("length", 0.001, 0.0)),
+    **dict.fromkeys(("inch", "inches"), ("length", 0.0254, 0.0)),
+    **dict.fromkeys(("yd", "yard", "yards"), ("length", 0.9144, 0.0)),
+    **dict.fromkeys(("lb", "lbs"), ("mass", 453.59237, 0.0)),
+    **dict.fromkeys(("oz", "ounce", "ounces"), ("mass", 28.349523125, 0.0)),
     **dict.fromkeys(("kg",), ("mass", 1000.0, 0.0)),
     **dict.fromkeys(("g", "gram", "grams"), ("mass", 1.0, 0.0)),
     **dict.fromkeys(("mg", "milligram", "milligrams"), ("mass", 1e-3, 0.0)),

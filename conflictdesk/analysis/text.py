@@ -17,7 +17,8 @@ NUMBER = re.compile(
     r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?(?:%|percent|per cent|million|"
     r"billion|thousand|km|kilometres|kilometers|miles|metres|meters|m|kg|tonnes|tons|IU|mg|"
     r"µg|mcg|micrograms?|milligrams?|grams?|g|ml|millilitres?|litres?|mmHg|years|days|hours|minutes|people|countries|degrees|°C|°F|feet|ft|acres|"
-    r"hectares|GW|MW|kWh|km²|square miles|square kilometres|dollars|euros|USD))?\b",
+    r"hectares|GW|MW|kWh|km²|square miles|square kilometres|dollars|euros|USD|cm|mm|centimetres|"
+    r"centimeters|millimetres|millimeters|inches|inch|yards|yd|lb|lbs|oz|ounces))?\b",
     re.IGNORECASE,
 )
 CAPITALISED = re.compile(r"\b[A-Z][\w'\-]*(?:\s+(?:of|the|de|von|van|and|&)?\s*[A-Z][\w'\-]*)*")

@@ -58,3 +58,20 @@ def test_one_length_in_two_units_is_one_candidate_answer():
         ("214 km", (0, 1)),
         ("180 km", (2,)),
     ]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [("24.7 lb", "11.2 kg", True), ("3 oz", "85 g", True), ("5 inches", "12.7 cm", True),
+     ("100 yards", "91 m", True), ("450 mm", "45 cm", True), ("24.7 lb", "12.5 kg", False)],
+)  # fmt: skip
+def test_imperial_and_small_metric_units_compare_across_units(a, b, same):
+    assert same_quantity(quantity(a), quantity(b)) is same
+
+
+def test_number_spans_keep_imperial_units():
+    from conflictdesk.analysis import text as tx
+
+    text = "At 24.7 lb it weighs 11.2 kg; 5 inches (12.7 cm) wide and 3 oz of battery."
+    assert [m.group(0) for m in tx.NUMBER.finditer(text)] == [
+        "24.7 lb", "11.2 kg", "5 inches", "12.7 cm", "3 oz"]  # fmt: skip
