@@ -3,16 +3,19 @@
 The rule of `claims.passage_answer` takes the span nearest the question's relation words in
 the passage's most query-relevant sentence holding one. The reader looks at every span of
 the same kind in the passage's first MAX_SENTENCES stating sentences (and the sentence the
-rule took, so the rule's span is always among them) and scores each with a logistic
-regression over FEATURES: the sentence's rank, whether it opens the passage and how many of
+rule took, so the rule's span is always among them) and scores each with a linear model
+over FEATURES: the sentence's rank, whether it opens the passage and how many of
 the question's words it holds; the span's kind and whether it is the kind asked; its
 distance in characters to the question's nearest word and its rank by that distance among
 the sentence's spans; whether the rule chose it and the share of the other on-topic
 passages whose rule answer it is; its length, position, the words before it (a copula,
 "by"), a parenthesis after it, whether the title names it and how often the passage does;
-the passage's topicality. The best span becomes the passage's answer; the votes, merges and
-the leading answer then follow `claims.frame_query` unchanged, and sentence answers (why,
-how, descriptions) keep the rule.
+whether it carries a unit or a currency sign or looks like a year, and the share of the other
+passages whose rule answer has its `shape` (kind and unit); the passage's topicality. The
+best span becomes the passage's answer; the votes, merges and the leading answer then
+follow `claims.frame_query` unchanged, and sentence answers (why, how, descriptions) keep
+the rule. A conditional regression: a softmax over each passage's spans, fitted on the
+passage's own gold spans (`conflictdesk.training.span_reader.fit`).
 
 Fitted on QACC train and the RAMDocs TRAIN half (each passage's own gold answers: RAMDocs'
 per-document answer, QACC's supporting contexts) by `scripts/train_span_reader.py`; the
