@@ -84,9 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--reader", choices=("model", "rules"), default="rules",
                         help="who reads each passage's answer span: the rule (default, as "
                         "`ask`) or the trained span reader")  # fmt: skip
-    parser.add_argument("--verdict", choices=("type", "model"), default="type",
+    parser.add_argument("--verdict", choices=("pairs", "type", "model"), default="pairs",
                         help="who makes the question-level conflict call: the type classifier "
-                        "(default, as `ask`) or the verdict model (models/verdict)")  # fmt: skip
+                        "or a conflicting pair (default, as `ask`), the type classifier alone, "
+                        "or the verdict model (models/verdict)")  # fmt: skip
     parser.add_argument("--tiers", choices=("fast", "cascade"), default="fast",
                         help="NLI tiers of the analysis: the MiniLM alone (default, as `ask`) "
                         "or the labelling cascade")  # fmt: skip

@@ -1,14 +1,18 @@
-"""`ask`'s question-level conflict call by the verdict model (`conflictdesk.scoring.verdict`),
-opt-in (`AnalysisOptions(verdict="model")`): the type classifier still names the type, the
-verdict model says whether there is a conflict at all. Its decision, probability and
-`uncertain` flag go into the verdict's signals and method."""
+"""`ask`'s question-level conflict call. "type": the type classifier's own call. "pairs":
+ConflictRAG's definition added to it — a passage pair the two-stage detector flags as
+conflicting is a conflict, so a "no conflict" type becomes the classifier's likeliest
+conflict type (`call_by_pairs`); it corrects the trained type model and the rules, which
+do not read the pairs, not an LLM's answer to the paper's Figure 2 prompt. "model" (opt-in): the verdict model
+(`conflictdesk.scoring.verdict`) says whether there is a conflict at all; its decision,
+probability and `uncertain` flag go into the verdict's signals and method. The type
+classifier names the type in every case."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
 
-from conflictdesk.analysis.types import ConflictVerdict, PassageTag
+from conflictdesk.analysis.types import ConflictPair, ConflictVerdict, PassageTag
 from conflictdesk.backends.base import NLI
 from conflictdesk.errors import UsageError
 from conflictdesk.scoring.cache import Ledger
@@ -17,7 +21,7 @@ from conflictdesk.scoring.verdict import VerdictModel, default_verdict_models
 from conflictdesk.training.claims import claim_text
 from conflictdesk.types import ConflictType, Passage
 
-CALLS = ("type", "model")  # "type": the type classifier's own call (default)
+CALLS = ("type", "pairs", "model")
 CONFLICT_TYPES = tuple(t for t in ConflictType if t is not ConflictType.NO_CONFLICT)
 
 
@@ -36,6 +40,33 @@ def likeliest_conflict_type(verdict: ConflictVerdict) -> ConflictType:
     if not ranked:
         return ConflictType.MISINFORMATION
     return max(ranked, key=lambda t: probabilities[t.value])
+
+
+def call_by_pairs(verdict: ConflictVerdict, pairs: Sequence[ConflictPair]) -> ConflictVerdict:
+    """`verdict`, or its likeliest conflict type when it says no conflict but the detector
+    flagged a pair of passages as conflicting (the most probable such pair named)."""
+    flagged = [p for p in pairs if p.conflict]
+    by_llm = verdict.method.startswith("llm:")
+    if verdict.type is not ConflictType.NO_CONFLICT or not flagged or by_llm:
+        return verdict
+    top = max(flagged, key=lambda p: p.conflict_prob)
+    kind = likeliest_conflict_type(verdict)
+    why = (f"passages {top.i} and {top.j} conflict ({top.stage}, P {top.conflict_prob:.2f}"
+           f"{'' if len(flagged) == 1 else f'; {len(flagged)} pairs flagged'}); the type "
+           f"classifier had found none ({verdict.rationale})")  # fmt: skip
+    probabilities = verdict.signals.get("probabilities") or {}
+    # the method stays the classifier's (what `models list` reports); the rationale and the
+    # signals say that a flagged pair made the call
+    return dataclasses.replace(
+        verdict,
+        type=kind,
+        rationale=why,
+        signals={
+            **verdict.signals,
+            "conflict_call": {"by": "a conflicting pair", "pairs": len(flagged)},
+        },
+        confidence=probabilities.get(kind.value),
+    )
 
 
 def claim_evidence(

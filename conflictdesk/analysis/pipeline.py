@@ -21,6 +21,7 @@ from conflictdesk.analysis.answer_rank import AnswerRanker, load_answer_ranker
 from conflictdesk.analysis.classify import classify_conflict
 from conflictdesk.analysis.cluster import cluster_passages
 from conflictdesk.analysis.conflict_call import (
+    call_by_pairs,
     call_conflict,
     claim_evidence,
     verdict_model_for,
@@ -78,9 +79,10 @@ class AnalysisOptions:
     # question's words, `claims.passage_answer`) or "model" (the trained span reader,
     # `span_reader.py`).
     reader: str = "rules"
-    # Who makes the question-level conflict call: "type" (the type classifier, default) or
-    # "model" (the verdict model, opt-in: conflictdesk/analysis/conflict_call.py).
-    verdict: str = "type"
+    # Who makes the question-level conflict call (conflictdesk/analysis/conflict_call.py):
+    # "pairs" (default: the type classifier, or a pair the detector flags as conflicting),
+    # "type" (the type classifier alone) or "model" (the verdict model, opt-in).
+    verdict: str = "pairs"
     type_model: TypeModel | None = None  # None: the shipped one (models/manifest.json)
     # Which NLI tiers tag and judge pairs: False (default) the labelling cascade's first tier,
     # the MiniLM, alone; True the whole cascade (MPNet below the band). On `ask`'s development
@@ -330,6 +332,8 @@ def analyze(
         ),
     )
     call_model = verdict_model_for(opts.verdict)
+    if opts.verdict == "pairs":
+        verdict = call_by_pairs(verdict, detection.pairs)
     if call_model is not None:
         evidence = None
         if call_model.evidence == "claim":

@@ -43,7 +43,9 @@ class AskRequest:
     check_parametric: bool = True
     ranker: str = "rules"  # who picks the leading answer: "rules" or "model" (opt-in)
     reader: str = "rules"  # who reads each passage's answer span: "rules" or "model" (opt-in)
-    verdict: str = "type"  # the conflict call: the type classifier's or the verdict model's
+    # the conflict call: "pairs" (the type classifier's, or a pair flagged conflicting), "type"
+    # (the type classifier's alone) or "model" (the verdict model's)
+    verdict: str = "pairs"
     # NLI of the analysis: "fast" (the MiniLM; statements of yes/no and declarative questions
     # still go to the labelling cascade) or "cascade" (everywhere, opt-in)
     tiers: str = "fast"
@@ -82,7 +84,7 @@ class AskRequest:
                    gold_type=ConflictType(gold) if gold else None, id=value.get("id"),
                    ranker=value.get("ranker") or "rules",
                    reader=value.get("reader") or "rules",
-                   verdict=value.get("verdict") or "type",
+                   verdict=value.get("verdict") or "pairs",
                    tiers=value.get("tiers") or "fast")  # fmt: skip
 
 

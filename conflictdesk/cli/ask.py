@@ -77,11 +77,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--verdict",
-        choices=("type", "model"),
-        default="type",
-        help="who calls conflict / no conflict: the type classifier (default) or the verdict "
-        "model (opt-in; neither beats always-conflict on both development sets: "
-        "docs/verdict_report.md)",
+        choices=("pairs", "type", "model"),
+        default="pairs",
+        help="who calls conflict / no conflict: the type classifier or a passage pair the "
+        "detector flags as conflicting (default, ConflictRAG's definition: higher conflict F1 "
+        "than the type alone on every development set), the type classifier alone, or the "
+        "verdict model (opt-in: docs/verdict_report.md)",
     )
     parser.add_argument(
         "--tiers",
@@ -146,7 +147,7 @@ def request_for(
         check_parametric=not getattr(args, "no_parametric", False),
         ranker=getattr(args, "ranker", "rules"),
         reader=getattr(args, "reader", "rules"),
-        verdict=getattr(args, "verdict", "type"),
+        verdict=getattr(args, "verdict", "pairs"),
         tiers=getattr(args, "tiers", "fast"),
         id=request_id,
         echo_id=echo_id,

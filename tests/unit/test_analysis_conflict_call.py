@@ -7,16 +7,17 @@ import numpy as np
 import pytest
 
 from conflictdesk.analysis.conflict_call import (
+    call_by_pairs,
     call_conflict,
     claim_evidence,
     likeliest_conflict_type,
     verdict_model_for,
 )
 from conflictdesk.analysis.pipeline import AnalysisOptions, analyze
-from conflictdesk.analysis.types import ConflictVerdict, PassageTag
+from conflictdesk.analysis.types import ConflictPair, ConflictVerdict, PassageTag
 from conflictdesk.errors import UsageError
 from conflictdesk.scoring.verdict import FEATURES, VerdictModel
-from conflictdesk.types import ConflictType, NLIScores, Passage, Tag
+from conflictdesk.types import ConflictType, NLIScores, PairType, Passage, Tag
 from tests.fakes import FakeNLI, fake_backends
 
 PROBABILITIES = {"no_conflict": 0.5, "complementary": 0.1, "conflicting_opinions": 0.05,
@@ -112,5 +113,40 @@ def test_analyze_with_the_verdict_model_says_so(monkeypatch):
     assert analysis.verdict.type is ConflictType.NO_CONFLICT
     assert "conflict call: verdict model test-verdict" in analysis.verdict.method
     assert analysis.verdict.signals["conflict_call"]["conflict"] is False
-    plain = analyze(QUERY, PASSAGES, fake_backends())
+    plain = analyze(QUERY, PASSAGES, fake_backends(), options=AnalysisOptions(verdict="type"))
     assert "conflict_call" not in plain.verdict.signals
+
+
+def pair(i: int, j: int, prob: float) -> ConflictPair:
+    return ConflictPair(i, j, prob, prob >= 0.5, PairType.FACTUAL, "mlp", prob, 0.9)
+
+
+def test_a_flagged_pair_turns_no_conflict_into_the_likeliest_conflict_type():
+    out = call_by_pairs(verdict(ConflictType.NO_CONFLICT), [pair(0, 1, 0.2), pair(1, 2, 0.8)])
+    assert out.type is ConflictType.OUTDATED  # likeliest conflict type of PROBABILITIES
+    assert out.confidence == pytest.approx(0.3)
+    assert out.rationale.startswith("passages 1 and 2 conflict (mlp, P 0.80)")
+    assert "had found none (because)" in out.rationale
+    assert out.method == "model:types"  # the classifier's, as `models list` reports it
+    assert out.signals["conflict_call"] == {"by": "a conflicting pair", "pairs": 1}
+
+
+def test_no_flagged_pair_or_a_conflict_type_already_leaves_the_verdict():
+    quiet = verdict(ConflictType.NO_CONFLICT)
+    assert call_by_pairs(quiet, [pair(0, 1, 0.3)]) is quiet
+    typed = verdict(ConflictType.MISINFORMATION)
+    assert call_by_pairs(typed, [pair(0, 1, 0.9)]) is typed
+    llm = ConflictVerdict(ConflictType.NO_CONFLICT, "fig. 2", "llm:smollm2", {})
+    assert call_by_pairs(llm, [pair(0, 1, 0.9)]) is llm  # the LLM's own reading stands
+    assert verdict_model_for("pairs") is None
+
+
+def test_analyze_calls_conflict_by_pairs_by_default(monkeypatch):
+    from conflictdesk.analysis import pipeline
+
+    calls = []
+    real = pipeline.call_by_pairs
+    monkeypatch.setattr(pipeline, "call_by_pairs", lambda v, p: calls.append(len(p)) or real(v, p))
+    analyze(QUERY, PASSAGES, fake_backends())
+    analyze(QUERY, PASSAGES, fake_backends(), options=AnalysisOptions(verdict="type"))
+    assert len(calls) == 1  # the default only
