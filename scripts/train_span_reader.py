@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import warnings
 from collections.abc import Sequence
@@ -81,7 +82,9 @@ def report(figures: dict) -> str:
         if name == "cv":
             continue
         for who, f in by_reader.items():
-            lines.append(f"{name:20s} {who:8s} {f['questions']:9d} {f['passage_accuracy']:11.3f} "
+            accuracy = f["passage_accuracy"]  # NaN: the set has no per-passage gold
+            shown = "–" if math.isnan(accuracy) else f"{accuracy:.3f}"
+            lines.append(f"{name:20s} {who:8s} {f['questions']:9d} {shown:>11s} "
                          f"{f['lead']:6.3f} {f['candidates']:6.3f}")  # fmt: skip
     return "\n".join(lines)
 

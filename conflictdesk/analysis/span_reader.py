@@ -140,11 +140,16 @@ def shape(kind: str, surface: str, sentence: str, start: int | None = None) -> s
 
 
 def span_features(
-    span: Span, passage: Passage, rule: Answer | None, weight: float, context: _Context
+    span: Span,
+    passage: Passage,
+    rule: Answer | None,
+    weight: float,
+    context: _Context,
+    first: str | None,
 ) -> list[float]:
-    """One span's row in FEATURES order (module docstring)."""
+    """One span's row in FEATURES order (module docstring); `first` is the passage's first
+    sentence (split once per passage, not per span)."""
     sentence, surface = span.sentence, span.surface
-    first = tx.sentences(passage.text)
     words = set(tx.content_words(sentence))
     is_rule = float(rule is not None and rule[0] == span.key and rule[3] == sentence)
     span_shape = shape(span.kind, surface, sentence, span.start)
@@ -158,7 +163,7 @@ def span_features(
     row = {
         "sentence_0": sentence_0,
         "sentence_1": float(span.rank == 1),
-        "first_sentence": float(bool(first) and sentence == first[0]),
+        "first_sentence": float(sentence == first),
         "overlap": len(context.query_words & words) / max(1, len(context.query_words)),
         "is_date": float(span.kind == "date"),
         "is_number": float(span.kind == "number"),
@@ -214,7 +219,8 @@ def question_spans(
             continue
         spans = passage_spans(query, kind, passage, ranked[passage.id], rule)
         weight = topicality.get(passage.id, 0.0)
-        rows = [span_features(s, passage, rule, weight, context) for s in spans]
+        first = next(iter(tx.sentences(passage.text)), None)
+        rows = [span_features(s, passage, rule, weight, context, first) for s in spans]
         out[passage.id] = (spans, np.array(rows, dtype=np.float64).reshape(-1, len(FEATURES)))
     return out
 

@@ -5,6 +5,7 @@ reports (its docstring defines each one)."""
 from __future__ import annotations
 
 import ast
+import gzip
 import json
 from collections import Counter
 from collections.abc import Sequence
@@ -151,8 +152,6 @@ def load_conflictqa(path: Path, per_kind: int = 150) -> list[Case]:
     ground truth (agreeing pairs only: a conflicting pair holds both); gold type no_conflict
     for agreeing pairs, none for conflicting ones (their counter-passages are written by an
     LLM, the dataset gives no CONFLICTS type)."""
-    import gzip
-
     cases: list[Case] = []
     taken = {True: 0, False: 0}
     seen: set[str] = set()

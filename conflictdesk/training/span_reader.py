@@ -16,7 +16,7 @@ questions: per-passage accuracy (the passage's answer is one of its gold answers
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,6 @@ from conflictdesk.analysis.tag import read_passages
 from conflictdesk.analysis.types import QueryForm
 from conflictdesk.evaluation.ask_scoring import Case, load_qacc, load_ramdocs, load_typed_dev
 from conflictdesk.training.answer_ranker import is_gold
-from conflictdesk.types import Passage
 
 L2 = 1.0  # the penalty of the conditional regression (module `fit`)
 
@@ -61,11 +60,12 @@ class _Recorder:
     model_id = "recorder"
 
     def __init__(self) -> None:
-        self.seen: list[tuple[Mapping[int, Passage], dict]] = []
+        # passage id -> (its spans, their feature rows); empty when the frame never asked
+        # (yes/no, sentence answers, no passage with an answer)
+        self.spans: dict[int, tuple[list, np.ndarray]] = {}
 
     def choose(self, query, kind, passages, ranked, topicality, found) -> dict[int, Answer]:
-        spans = question_spans(query, kind, passages, ranked, topicality, found)
-        self.seen.append(({p.id: p for p in passages}, spans))
+        self.spans = question_spans(query, kind, passages, ranked, topicality, found)
         return dict(found)
 
 
@@ -118,16 +118,15 @@ def build_rows(
         passages, reading = item.reading
         recorder = _Recorder()
         frame_query(reading.query, passages, reading.ranked, reading.on_topic, recorder)
-        for _, spans in recorder.seen[-1:]:
-            for pid, (found, matrix) in spans.items():
-                golds = passage_golds(item.case, pid)
-                labels = np.array([float(is_gold(s.surface, golds)) for s in found])
-                if not golds or not labels.any():
-                    continue
-                xs.append(matrix)
-                ys.append(labels)
-                groups.append(np.full(len(labels), len(groups)))
-                questions.append(np.full(len(labels), n))
+        for pid, (found, matrix) in recorder.spans.items():
+            golds = passage_golds(item.case, pid)
+            labels = np.array([float(is_gold(s.surface, golds)) for s in found])
+            if not golds or not labels.any():
+                continue
+            xs.append(matrix)
+            ys.append(labels)
+            groups.append(np.full(len(labels), len(groups)))
+            questions.append(np.full(len(labels), n))
         if on_progress is not None:
             on_progress(n + 1, len(readings))
     return Rows(
