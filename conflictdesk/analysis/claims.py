@@ -43,6 +43,7 @@ from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import names
 from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.dates import MONTHS, find_dates
+from conflictdesk.analysis.dimensions import asked_dimension, fits
 from conflictdesk.analysis.quantities import merge_same_quantities
 from conflictdesk.analysis.types import Candidate, ClaimFrame, QueryForm
 from conflictdesk.types import Passage
@@ -217,9 +218,15 @@ def asks_description(query: str) -> bool:
 
 
 def answer_spans(
-    sentence: str, kind: str, query: str, known_capitals: set[str] | None = None
+    sentence: str,
+    kind: str,
+    query: str,
+    known_capitals: set[str] | None = None,
+    measured: bool = True,
 ) -> list[tuple[int, str, str, str]]:
-    """(start, key, surface, kind) spans of `kind` in text order, minus spans in the query.
+    """(start, key, surface, kind) spans of `kind` in text order, minus spans in the query;
+    with `measured`, a number question's spans must measure what it asks
+    (`dimensions.fits`: no area for "How high", no bare year after "since").
     Keys normalise surfaces: dates by ISO value, numbers by value, entities by
     `names.answer_key` (case, possessive, articles, punctuation and a legal suffix dropped:
     "Vorrel's", "the Vorrel" and "Vorrel Ltd" are one answer).
@@ -232,9 +239,13 @@ def answer_spans(
         if kind in ("date", "any") and found.span.lower() not in query_l:
             spans.append((found.start, f"date:{found.iso()}", found.span, "date"))
     if kind in ("number", "any"):
+        asked = asked_dimension(query) if kind == "number" and measured else None
         for match in tx.NUMBER.finditer(remainder):
             surface = match.group(0).strip()
             value = re.match(r"[\d,]+(?:\.\d+)?", surface)
+            end = match.start() + len(match.group(0).rstrip())
+            if kind == "number" and measured and not fits(asked, remainder, match.start(), end):
+                continue
             if value and surface.lower() not in query_l:
                 key = f"num:{value.group(0).replace(',', '')}"
                 spans.append((match.start(), key, surface, "number"))
@@ -303,17 +314,21 @@ def _matches(word: str, query_words: set[str]) -> bool:
 
 
 def passage_answer(
-    query: str, kind: str, ranked: Sequence[str], known_capitals: set[str] | None = None
+    query: str,
+    kind: str,
+    ranked: Sequence[str],
+    known_capitals: set[str] | None = None,
+    measured: bool = True,
 ) -> tuple[str, str, str, str] | None:
     """(key, surface, kind, sentence) of the passage's answer: in the most query-relevant
     sentence holding a span of the kind asked for (the key sentence itself for sentence
-    answers); None when no sentence holds one."""
+    answers; `measured` as `answer_spans`); None when no sentence holds one."""
     if kind == "sentence":
         return f"sent:{tx.normalise_span(ranked[0])}", ranked[0], "sentence", ranked[0]
     for sentence in ranked:
         if not states_something(sentence):
             continue
-        spans = answer_spans(sentence, kind, query, known_capitals)
+        spans = answer_spans(sentence, kind, query, known_capitals, measured)
         if spans:
             _, key, surface, span_kind = nearest_span(sentence, spans, query)
             return key, surface, span_kind, sentence
@@ -355,7 +370,9 @@ def frame_query(
     """The claim to tag against, and each on-topic passage's (answer surface, sentence)
     for wh-questions. `ranked` holds each passage's sentences, most query-relevant first;
     `topicality` the on-topic passages only, with their vote weights. When no passage holds
-    a span of the kind asked, any span kind is tried, then sentence answers. With `reader`,
+    a span of the kind asked, any span kind is tried, then sentence answers; a number
+    question first reads only numbers that measure what it asks (`dimensions`), then, when
+    no passage holds one, any number. With `reader`,
     each passage's span of a date, number, entity or any kind is the reader's choice among
     its spans of that kind (sentence answers keep the rule); the method says so."""
     form = query_form(query)
@@ -365,8 +382,9 @@ def frame_query(
         return ClaimFrame(query, form, declarative(query)), {}
     on_topic = [p for p in passages if p.id in topicality]
     asked = answer_kind(query)
-    for kind in dict.fromkeys((asked, "any", "sentence")):
-        found = _collect_answers(query, kind, on_topic, ranked, topicality, reader)
+    tiers = [(asked, True), (asked, False), ("any", True), ("sentence", True)]
+    for kind, measured in dict.fromkeys(t for t in tiers if t[1] or t[0] == "number"):
+        found = _collect_answers(query, kind, on_topic, ranked, topicality, reader, measured)
         if found:
             break
     if not found:
@@ -387,6 +405,8 @@ def frame_query(
     hypothesis = leading.text if leading.kind == "sentence" else answer_claim(query, leading.text)
     answers = {pid: (surface[key][0], found[pid][3]) for key in ordered for pid in groups[key]}
     method = "rule" if kind == asked else f"rule:{kind}-fallback"
+    if not measured:
+        method = "rule:unit-fallback"
     if reader is not None and kind != "sentence":
         method += f"+reader:{reader.model_id}"
     return ClaimFrame(query, form, hypothesis, candidates, leading.text, method), answers
@@ -423,14 +443,15 @@ def _collect_answers(
     ranked: Mapping[int, Sequence[str]],
     topicality: Mapping[int, float],
     reader: PassageReader | None = None,
+    measured: bool = True,
 ) -> dict[int, tuple[str, str, str, str]]:
     """passage id → (key, surface, kind, sentence) for the passages holding an answer: the
     rule's, or `reader`'s choice among the spans of the kind (the passages holding one are
-    the same)."""
+    the same; `measured` as `answer_spans`)."""
     found = {}
     for passage in passages:
         known = tx.midsentence_capitals(passage.text)
-        answer = passage_answer(query, kind, ranked[passage.id], known)
+        answer = passage_answer(query, kind, ranked[passage.id], known, measured)
         if answer is not None:
             found[passage.id] = answer
     if reader is not None and kind != "sentence" and found:

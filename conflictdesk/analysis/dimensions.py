@@ -1,0 +1,149 @@
+"""What a number question measures, and what a number span measures, so that a passage's
+answer to "How tall is X?" is a length and not the area or the year beside it.
+
+`asked_dimension` reads the question's measuring words (English quantity vocabulary: "how
+tall", "weigh", "temperature", "cost", "how many <things>", ...) into one dimension, or None
+when the question does not say. `span_dimension` reads the unit written after a number span
+("1,860 square kilometres", "16-inch", "25 minutes", "80 percent") or the currency sign
+before it. `fits` keeps a span unless both are known and differ: a span without a unit
+always fits (the unit is often left out), and a question that names no dimension keeps every
+span. A bare year after a preposition of time ("since 1908", "in 2010") is a date, never the
+answer to a number question.
+
+The word lists are general measurement vocabulary, not read off any document."""
+
+from __future__ import annotations
+
+import re
+
+from conflictdesk import vocabulary as vocab
+
+LENGTH, MASS, VOLUME, TEMPERATURE, TIME, AREA, PERCENT, MONEY, COUNT = (
+    "length", "mass", "volume", "temperature", "time", "area", "percent", "money", "count",
+)  # fmt: skip
+MEASURED = (LENGTH, MASS, VOLUME, TEMPERATURE, TIME, AREA, PERCENT, MONEY)
+
+# unit word (lower case, as written after the number) -> dimension
+# fmt: off
+_UNIT_DIMENSION: dict[str, str] = {
+    **dict.fromkeys((
+        "m", "metre", "metres", "meter", "meters", "km", "kilometre", "kilometres", "kilometer",
+        "kilometers", "mile", "miles", "ft", "feet", "foot", "cm", "centimetre", "centimetres",
+        "centimeter", "centimeters", "mm", "millimetre", "millimetres", "millimeter",
+        "millimeters", "inch", "inches", "yd", "yard", "yards", "nautical miles",
+    ), LENGTH),
+    **dict.fromkeys((
+        "kg", "kilogram", "kilograms", "g", "gram", "grams", "mg", "milligram",
+        "milligrams", "µg", "mcg", "microgram", "micrograms", "lb", "lbs", "oz", "ounce",
+        "ounces", "tonne", "tonnes", "ton", "tons", "stone",
+    ), MASS),
+    **dict.fromkeys((
+        "ml", "millilitre", "millilitres", "milliliter", "milliliters", "l", "litre", "litres",
+        "liter", "liters", "gallon", "gallons", "cubic metres", "cubic meters",
+    ), VOLUME),
+    **dict.fromkeys(("°c", "°f", "degrees", "degree", "kelvin"), TEMPERATURE),
+    **dict.fromkeys((
+        "second", "seconds", "minute", "minutes", "min", "mins", "hour", "hours", "hr", "hrs",
+        "day", "days", "week", "weeks", "month", "months", "year", "years", "decade",
+        "decades", "century", "centuries",
+    ), TIME),
+    **dict.fromkeys((
+        "acre", "acres", "hectare", "hectares", "ha", "km²", "m²", "square miles",
+        "square kilometres", "square kilometers", "square metres", "square meters",
+        "square feet", "sq",
+    ), AREA),
+    **dict.fromkeys(("%", "percent", "per cent"), PERCENT),
+    **dict.fromkeys(("dollars", "dollar", "euros", "euro", "usd", "eur", "gbp", "cents"), MONEY),
+}
+# fmt: on
+_CURRENCY_SIGNS = frozenset("$€£¥")
+_UNIT_AFTER = re.compile(
+    r"^(?:\s?-\s?|\s)?(square \w+|cubic \w+|nautical miles|per cent|°[cf]|[%²]|[a-zµ]+²?)",
+    re.IGNORECASE,
+)
+_TIME_PREPOSITIONS = frozenset(("in", "since", "from", "until", "till", "by", "before", "after",
+                                "circa", "c", "around", "early", "late", "mid"))  # fmt: skip
+_YEAR = re.compile(r"^(?:1[5-9]|20)\d\d$")
+
+# the question's measuring words: (words that must all occur, dimension), first match wins
+# fmt: off
+_ASKED: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("how", "long", "ago"), TIME),
+    (("how", "old"), TIME), (("what", "age"), TIME), (("age",), TIME),
+    (("how", "long", "take"), TIME), (("how", "long", "last"), TIME),
+    (("how", "long", "does"), TIME), (("how", "long", "did"), TIME),
+    (("how", "long", "do"), TIME), (("how", "long", "will"), TIME),
+    (("how", "long", "can"), TIME), (("how", "long", "has"), TIME),
+    (("how", "long", "have"), TIME), (("how", "long", "had"), TIME),
+    (("duration",), TIME), (("period",), TIME), (("lifespan",), TIME),
+    (("half-life",), TIME), (("life", "expectancy"), TIME),
+    (("how", "tall"), LENGTH), (("how", "high"), LENGTH), (("how", "deep"), LENGTH),
+    (("how", "far"), LENGTH), (("how", "wide"), LENGTH),
+    (("height",), LENGTH), (("length",), LENGTH), (("depth",), LENGTH), (("width",), LENGTH),
+    (("distance",), LENGTH), (("elevation",), LENGTH), (("altitude",), LENGTH),
+    (("diameter",), LENGTH), (("radius",), LENGTH), (("wingspan",), LENGTH),
+    (("weigh",), MASS), (("weighs",), MASS), (("weight",), MASS), (("how", "heavy"), MASS),
+    (("mass",), MASS),
+    (("temperature",), TEMPERATURE), (("boiling", "point"), TEMPERATURE),
+    (("melting", "point"), TEMPERATURE), (("freezing", "point"), TEMPERATURE),
+    (("how", "hot"), TEMPERATURE), (("how", "cold"), TEMPERATURE),
+    (("area",), AREA), (("volume",), VOLUME),
+    (("percentage",), PERCENT), (("percent",), PERCENT), (("proportion",), PERCENT),
+    (("cost",), MONEY), (("costs",), MONEY), (("price",), MONEY), (("fee",), MONEY),
+    (("fees",), MONEY), (("fine",), MONEY), (("penalty",), MONEY), (("salary",), MONEY),
+    (("wage",), MONEY), (("worth",), MONEY), (("revenue",), MONEY), (("budget",), MONEY),
+)
+# fmt: on
+
+
+def asked_dimension(query: str) -> str | None:
+    """The dimension a number question asks for, or None when its words do not say
+    ("how long is X?" asks for a length or a time).
+    "How many <unit>" asks for that unit's dimension; "how many <other things>" and
+    "number of" for a count."""
+    words = vocab.words(query)
+    present = set(words)
+    for i, word in enumerate(words[:-1]):
+        if word == "how" and words[i + 1] == "many":
+            counted = words[i + 2] if i + 2 < len(words) else ""
+            return _UNIT_DIMENSION.get(counted, COUNT)
+    for needed, dimension in _ASKED:
+        if all(w in present for w in needed):
+            return dimension
+    if "number" in present and "of" in present:
+        return COUNT
+    return None
+
+
+def span_dimension(text: str, start: int, end: int) -> str | None:
+    """The dimension of the number span text[start:end] from the unit written after it (in
+    the span or joined by a hyphen: "16-inch") or a currency sign before it; None without one."""
+    if start > 0 and text[start - 1] in _CURRENCY_SIGNS:
+        return MONEY
+    surface = text[start:end]
+    number = re.match(r"[\d,]*\d(?:\.\d+)?", surface)
+    rest = surface[number.end() :] if number else surface
+    unit = _UNIT_AFTER.match(rest if rest.strip() else text[end : end + 24])
+    return _UNIT_DIMENSION.get(" ".join(unit.group(1).lower().split())) if unit else None
+
+
+def is_bare_year(text: str, start: int, end: int) -> bool:
+    """A four-digit year with nothing after it, right after a preposition of time."""
+    if not _YEAR.match(text[start:end].strip()):
+        return False
+    before = vocab.words(text[max(0, start - 12) : start])
+    return bool(before) and before[-1] in _TIME_PREPOSITIONS
+
+
+def fits(asked: str | None, text: str, start: int, end: int) -> bool:
+    """Whether the number span text[start:end] can answer a question asking for `asked`."""
+    if is_bare_year(text, start, end):
+        return False
+    if asked is None:
+        return True
+    found = span_dimension(text, start, end)
+    if found is None:
+        return True
+    if asked == COUNT:
+        return found not in MEASURED
+    return found == asked

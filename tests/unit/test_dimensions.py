@@ -1,0 +1,107 @@
+"""What a number question measures and what a number span measures
+(conflictdesk/analysis/dimensions.py), and how the answer reading uses them."""
+
+from __future__ import annotations
+
+import pytest
+
+from conflictdesk.analysis import dimensions as dim
+from conflictdesk.analysis.claims import answer_spans, frame_query
+from conflictdesk.types import Passage
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("How tall is the Brenwick tower?", dim.LENGTH),
+        ("What is the elevation of Lake Ormond?", dim.LENGTH),
+        ("How much does the new kettle weigh?", dim.MASS),
+        ("What is the melting point of tin?", dim.TEMPERATURE),
+        ("How long does the journey take?", dim.TIME),
+        ("How old is the cathedral?", dim.TIME),
+        ("What is the area of the park?", dim.AREA),
+        ("How much is the entrance fee?", dim.MONEY),
+        ("What percentage of voters turned out?", dim.PERCENT),
+        ("How many miles is the trail?", dim.LENGTH),
+        ("How many members does the choir have?", dim.COUNT),
+        ("What is the number of seats in the hall?", dim.COUNT),
+        ("How long is the Emsworth canal?", None),  # a length or a time
+        ("What is the capacity of the arena?", None),
+    ],
+)
+def test_asked_dimension(query: str, expected: str | None) -> None:
+    assert dim.asked_dimension(query) == expected
+
+
+def _span(text: str, surface: str) -> tuple[int, int]:
+    start = text.index(surface)
+    return start, start + len(surface)
+
+
+@pytest.mark.parametrize(
+    ("text", "surface", "expected"),
+    [
+        ("It covers 2,300 square kilometres.", "2,300 square kilometres", dim.AREA),
+        ("A frame with 20-inch wheels.", "20", dim.LENGTH),
+        ("The walk takes 40 minutes.", "40 minutes", dim.TIME),
+        ("Tickets cost $35 each.", "35", dim.MONEY),
+        ("Turnout was 61 percent.", "61 percent", dim.PERCENT),
+        ("The hall seats 900 people.", "900", None),
+        ("It holds 4,000.", "4,000", None),
+    ],
+)
+def test_span_dimension(text: str, surface: str, expected: str | None) -> None:
+    assert dim.span_dimension(text, *_span(text, surface)) == expected
+
+
+def test_fits_keeps_unitless_spans_and_drops_other_dimensions() -> None:
+    text = "The summit rises 2,950 metres over a park of 1,200 square kilometres; 17 huts."
+    assert dim.fits(dim.LENGTH, text, *_span(text, "2,950 metres"))
+    assert not dim.fits(dim.LENGTH, text, *_span(text, "1,200 square kilometres"))
+    assert dim.fits(dim.LENGTH, text, *_span(text, "17"))
+    assert dim.fits(None, text, *_span(text, "1,200 square kilometres"))
+    # a count is no measurement
+    assert not dim.fits(dim.COUNT, text, *_span(text, "2,950 metres"))
+    assert dim.fits(dim.COUNT, text, *_span(text, "17"))
+
+
+def test_a_bare_year_after_a_preposition_of_time_is_no_number_answer() -> None:
+    text = "The club has played here since 1921 and the ground holds 18,000."
+    assert dim.is_bare_year(text, *_span(text, "1921"))
+    assert not dim.fits(dim.COUNT, text, *_span(text, "1921"))
+    assert not dim.is_bare_year(text, *_span(text, "18,000"))
+    assert not dim.is_bare_year("It has 1921 seats.", 7, 11)
+
+
+def test_answer_spans_read_only_numbers_that_measure_what_is_asked() -> None:
+    sentence = "Ben Corran is 1,344 metres high and its massif covers 620 square kilometres."
+    query = "How high is Ben Corran?"
+    surfaces = [s[2] for s in answer_spans(sentence, "number", query)]
+    assert surfaces == ["1,344 metres"]
+    unmeasured = [s[2] for s in answer_spans(sentence, "number", query, measured=False)]
+    assert unmeasured == ["1,344 metres", "620 square kilometres"]
+
+
+def _frame(query: str, texts: list[str]):
+    passages = [Passage(id=i, text=t, document_id=i) for i, t in enumerate(texts)]
+    ranked = {p.id: [p.text] for p in passages}
+    return frame_query(query, passages, ranked, {p.id: 1.0 for p in passages})
+
+
+def test_frame_prefers_numbers_of_the_asked_dimension() -> None:
+    frame, answers = _frame(
+        "How much does the Altano scooter weigh?",
+        ["The Altano scooter has 10-inch tyres.", "The Altano scooter weighs 12.5 kg."],
+    )
+    assert frame.leading == "12.5 kg"
+    assert 0 not in answers  # the tyre size is no weight
+    assert frame.method == "rule"
+
+
+def test_frame_falls_back_to_any_number_when_none_measures_the_asked_dimension() -> None:
+    frame, answers = _frame(
+        "How many volunteers staff the Vessary festival?",
+        ["The Vessary festival runs for 12 days."],
+    )
+    assert frame.leading == "12 days"
+    assert frame.method == "rule:unit-fallback"
