@@ -99,7 +99,7 @@ def test_frame_prefers_numbers_of_the_asked_dimension() -> None:
 
 
 def test_frame_falls_back_to_any_number_when_none_measures_the_asked_dimension() -> None:
-    frame, answers = _frame(
+    frame, _ = _frame(
         "How many volunteers staff the Vessary festival?",
         ["The Vessary festival runs for 12 days."],
     )
