@@ -190,3 +190,22 @@ def test_support_is_read_over_every_on_topic_passage_not_only_the_packet():
     features = type_features(ev)
     assert features["lone_dissent"] == 1.0  # four passages hold 12 against one 40
     assert features["second_share"] == pytest.approx(0.5)  # the packet alone: a tie
+
+
+def test_time_features_read_publication_dates_not_dates_in_the_text():
+    from conflictdesk.analysis.typing_features import _time_features
+
+    undated = [
+        Passage(id=0, text="The bridge was built in 1890 and is 40 m long.", document_id=0),
+        Passage(id=1, text="Rebuilt in 1962, the bridge is 52 m long.", document_id=1),
+    ]
+    answers = {0: "40 m", 1: "52 m"}
+    features = _time_features(undated, answers)
+    assert features["dated_share"] == 0.0
+    assert features["date_spread"] == 0.0
+    assert features["time_separated"] == 0.0
+    dated = [dataclasses.replace(p, date=d) for p, d in zip(undated, ("2001-05-01", "2021-05-01"))]
+    features = _time_features(dated, answers)
+    assert features["dated_share"] == 1.0
+    assert features["date_spread"] == pytest.approx(np.log1p(20.0), abs=0.01)
+    assert features["time_separated"] == 1.0
