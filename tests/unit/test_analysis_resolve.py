@@ -115,6 +115,20 @@ def test_complementary_consolidates_one_passage_per_answer_and_no_conflict_is_di
     assert direct.rule == "direct" and direct.ranking == (2, 0, 3, 1)
 
 
+def test_complementary_leads_with_the_partial_answer_most_passages_hold():
+    # the most relevant passage holds an answer no other passage repeats; the answer two
+    # passages hold comes first, each view's members still by relevance
+    passages = [Passage(i, f"p {i}", relevance=r) for i, r in enumerate([0.9, 0.6, 0.7])]
+    tagging = _tagging([(0, S, "north gate"), (1, S, "harbour"), (2, S, "harbour")])
+    comp = resolve(passages, tagging, [], EMPTY, _verdict(ConflictType.COMPLEMENTARY))
+    assert [v.passage_ids for v in comp.viewpoints] == [(2, 1), (0,)]
+    assert comp.ranking == (2, 0, 1)
+    # views of equal support keep their relevance order
+    tagging = _tagging([(0, S, "north gate"), (1, S, "harbour"), (2, I, None)])
+    comp = resolve(passages, tagging, [], EMPTY, _verdict(ConflictType.COMPLEMENTARY))
+    assert [v.passage_ids for v in comp.viewpoints][:2] == [(0,), (1,)]
+
+
 def test_opinions_split_a_mixed_cluster_by_stance():
     passages = [Passage(i, f"view {i}", relevance=r) for i, r in enumerate([0.9, 0.8, 0.7])]
     tagging = _tagging([(0, S, None), (1, R, None), (2, S, None)])
