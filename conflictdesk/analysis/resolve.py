@@ -6,7 +6,8 @@ eq. 4 weights, TOPSIS closeness); both rank the evidence (passages tagged Suppor
 or holding a candidate answer). Conflicting opinions → every viewpoint (a cluster's passages
 of one stance) with its sources, taken in turn so none leads; complementary → consolidate,
 one passage per partial answer in turn, the best-supported answer first; no conflict →
-direct, by relevance. The other packet passages come last, by relevance. All criteria are computed without an LLM."""
+direct, by relevance. The other packet passages come last, by relevance. All criteria are
+computed without an LLM."""
 
 from __future__ import annotations
 
