@@ -4,10 +4,10 @@ answer to "How tall is X?" is a length and not the area or the year beside it.
 `asked_dimension` reads the question's measuring words (English quantity vocabulary: "how
 tall", "weigh", "temperature", "cost", "how many <things>", ...) into one dimension, or None
 when the question does not say. `span_dimension` reads the unit written after a number span
-("1,860 square kilometres", "16-inch", "25 minutes", "80 percent") or the currency sign
+("2,300 square kilometres", "20-inch", "40 minutes", "61 percent") or the currency sign
 before it. `fits` keeps a span unless both are known and differ: a span without a unit
 always fits (the unit is often left out), and a question that names no dimension keeps every
-span. A bare year after a preposition of time ("since 1908", "in 2010") is a date, never the
+span. A bare year after a preposition of time ("since 1921", "in 2010") is a date, never the
 answer to a number question.
 
 The word lists are general measurement vocabulary, not read off any document."""
@@ -117,7 +117,7 @@ def asked_dimension(query: str) -> str | None:
 
 def span_dimension(text: str, start: int, end: int) -> str | None:
     """The dimension of the number span text[start:end] from the unit written after it (in
-    the span or joined by a hyphen: "16-inch") or a currency sign before it; None without one."""
+    the span or joined by a hyphen: "20-inch") or a currency sign before it; None without one."""
     if start > 0 and text[start - 1] in _CURRENCY_SIGNS:
         return MONEY
     surface = text[start:end]
