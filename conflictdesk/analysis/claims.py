@@ -43,7 +43,7 @@ from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import names
 from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.dates import MONTHS, find_dates
-from conflictdesk.analysis.dimensions import asked_dimension, fits
+from conflictdesk.analysis.dimensions import NUMBER_WORDS, asked_dimension, fits, number_word_value
 from conflictdesk.analysis.quantities import merge_same_quantities
 from conflictdesk.analysis.types import Candidate, ClaimFrame, QueryForm
 from conflictdesk.types import Passage
@@ -249,6 +249,14 @@ def answer_spans(
             if value and surface.lower() not in query_l:
                 key = f"num:{value.group(0).replace(',', '')}"
                 spans.append((match.start(), key, surface, "number"))
+    if kind == "number":  # cardinals in words ("seven", "two hundred")
+        for match in NUMBER_WORDS.finditer(remainder):
+            end = match.end()
+            if measured and not fits(asked, remainder, match.start(), end):
+                continue
+            if match.group(0).lower() not in query_l:
+                key = f"num:{number_word_value(match.group(0))}"
+                spans.append((match.start(), key, match.group(0), "number"))
     if kind in ("entity", "any"):
         query_words = {names.word_form(w) for w in tx.content_words(query)}
         for start, surface in tx.entity_spans(remainder, known_capitals):

@@ -8,7 +8,9 @@ when the question does not say. `span_dimension` reads the unit written after a 
 before it. `fits` keeps a span unless both are known and differ: a span without a unit
 always fits (the unit is often left out), and a question that names no dimension keeps every
 span. A bare year after a preposition of time ("since 1921", "in 2010") is a date, never the
-answer to a number question.
+answer to a number question. `NUMBER_WORDS` finds cardinals written in words ("nine",
+"forty-two", "two hundred"; not "one", which is as often a pronoun), `number_word_value`
+gives their value, so that "nine" and "9" are one answer.
 
 The word lists are general measurement vocabulary, not read off any document."""
 
@@ -147,3 +149,23 @@ def fits(asked: str | None, text: str, start: int, end: int) -> bool:
     if asked == COUNT:
         return found not in MEASURED
     return found == asked
+
+
+_UNITS_WORDS = ["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]  # fmt: skip
+_TENS_WORDS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_SMALL = {w: i for i, w in enumerate(["zero", "one", *_UNITS_WORDS], start=0)}
+_TENS = {w: 20 + 10 * i for i, w in enumerate(_TENS_WORDS)}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+NUMBER_WORDS = re.compile(
+    rf"\b(?:(?:{'|'.join(_TENS_WORDS)})(?:-(?:one|{'|'.join(_UNITS_WORDS[:8])}))?"
+    rf"|{'|'.join(_UNITS_WORDS)})(?:\s+(?:{'|'.join(_SCALES)}))?\b",
+    re.IGNORECASE,
+)
+
+
+def number_word_value(surface: str) -> int:
+    """The value of a cardinal written in words ("seven", "forty-two", "two hundred")."""
+    words = surface.lower().split()
+    head = words[0].split("-")
+    value = _TENS.get(head[0], _SMALL.get(head[0], 0)) + (_SMALL[head[1]] if len(head) > 1 else 0)
+    return value * (_SCALES[words[1]] if len(words) > 1 else 1)

@@ -105,3 +105,24 @@ def test_frame_falls_back_to_any_number_when_none_measures_the_asked_dimension()
     )
     assert frame.leading == "12 days"
     assert frame.method == "rule:unit-fallback"
+
+
+@pytest.mark.parametrize(
+    ("surface", "value"),
+    [("seven", 7), ("Nineteen", 19), ("forty-two", 42), ("ninety", 90), ("two hundred", 200),
+     ("three thousand", 3000)],
+)  # fmt: skip
+def test_cardinals_in_words(surface: str, value: int) -> None:
+    assert [m.group(0) for m in dim.NUMBER_WORDS.finditer(f"about {surface} of them")] == [surface]
+    assert dim.number_word_value(surface) == value
+
+
+def test_a_number_written_in_words_answers_a_number_question_and_merges_with_digits() -> None:
+    spans = answer_spans("Each crew has nine rowers.", "number", "How many rowers are in a crew?")
+    assert [(s[1], s[2]) for s in spans] == [("num:9", "nine")]
+    assert answer_spans("Each crew has nine rowers.", "entity", "Who rows?") == []
+    frame, _ = _frame(
+        "How many rowers are in a Tallis crew?",
+        ["A Tallis crew has nine rowers.", "Tallis crews race with 9 rowers."],
+    )
+    assert len(frame.candidates) == 1  # "nine" and "9" are one answer
