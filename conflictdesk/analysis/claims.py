@@ -243,16 +243,14 @@ def answer_spans(
         for match in tx.NUMBER.finditer(remainder):
             surface = match.group(0).strip()
             value = re.match(r"[\d,]+(?:\.\d+)?", surface)
-            end = match.start() + len(match.group(0).rstrip())
-            if kind == "number" and measured and not fits(asked, remainder, match.start(), end):
+            if kind == "number" and measured and not fits(asked, remainder, *match.span()):
                 continue
             if value and surface.lower() not in query_l:
                 key = f"num:{value.group(0).replace(',', '')}"
                 spans.append((match.start(), key, surface, "number"))
     if kind == "number":  # cardinals in words ("seven", "two hundred")
         for match in NUMBER_WORDS.finditer(remainder):
-            end = match.end()
-            if measured and not fits(asked, remainder, match.start(), end):
+            if measured and not fits(asked, remainder, *match.span()):
                 continue
             if match.group(0).lower() not in query_l:
                 key = f"num:{number_word_value(match.group(0))}"
@@ -390,8 +388,9 @@ def frame_query(
         return ClaimFrame(query, form, declarative(query)), {}
     on_topic = [p for p in passages if p.id in topicality]
     asked = answer_kind(query)
-    tiers = [(asked, True), (asked, False), ("any", True), ("sentence", True)]
-    for kind, measured in dict.fromkeys(t for t in tiers if t[1] or t[0] == "number"):
+    # (kind, measured) in turn; a number question retries any number before other kinds
+    tiers = [(asked, True), *([(asked, False)] if asked == "number" else [])]
+    for kind, measured in dict.fromkeys([*tiers, ("any", True), ("sentence", True)]):
         found = _collect_answers(query, kind, on_topic, ranked, topicality, reader, measured)
         if found:
             break

@@ -19,31 +19,25 @@ from __future__ import annotations
 import re
 
 from conflictdesk import vocabulary as vocab
+from conflictdesk.analysis.quantities import UNIT_DIMENSIONS
 
 LENGTH, MASS, VOLUME, TEMPERATURE, TIME, AREA, PERCENT, MONEY, COUNT = (
     "length", "mass", "volume", "temperature", "time", "area", "percent", "money", "count",
 )  # fmt: skip
 MEASURED = (LENGTH, MASS, VOLUME, TEMPERATURE, TIME, AREA, PERCENT, MONEY)
 
-# unit word (lower case, as written after the number) -> dimension
+# unit word (lower case, as written after the number) -> dimension: the units `quantities`
+# converts, and spellings and dimensions it does not (time, area, percent, money)
 # fmt: off
 _UNIT_DIMENSION: dict[str, str] = {
+    **UNIT_DIMENSIONS,
+    **dict.fromkeys(("nautical miles",), LENGTH),
+    **dict.fromkeys(("kilogram", "kilograms", "tonne", "ton", "stone"), MASS),
     **dict.fromkeys((
-        "m", "metre", "metres", "meter", "meters", "km", "kilometre", "kilometres", "kilometer",
-        "kilometers", "mile", "miles", "ft", "feet", "foot", "cm", "centimetre", "centimetres",
-        "centimeter", "centimeters", "mm", "millimetre", "millimetres", "millimeter",
-        "millimeters", "inch", "inches", "yd", "yard", "yards", "nautical miles",
-    ), LENGTH),
-    **dict.fromkeys((
-        "kg", "kilogram", "kilograms", "g", "gram", "grams", "mg", "milligram",
-        "milligrams", "µg", "mcg", "microgram", "micrograms", "lb", "lbs", "oz", "ounce",
-        "ounces", "tonne", "tonnes", "ton", "tons", "stone",
-    ), MASS),
-    **dict.fromkeys((
-        "ml", "millilitre", "millilitres", "milliliter", "milliliters", "l", "litre", "litres",
-        "liter", "liters", "gallon", "gallons", "cubic metres", "cubic meters",
+        "milliliter", "milliliters", "l", "liter", "liters", "gallon", "gallons",
+        "cubic metres", "cubic meters",
     ), VOLUME),
-    **dict.fromkeys(("°c", "°f", "degrees", "degree", "kelvin"), TEMPERATURE),
+    **dict.fromkeys(("degrees", "degree", "kelvin"), TEMPERATURE),
     **dict.fromkeys((
         "second", "seconds", "minute", "minutes", "min", "mins", "hour", "hours", "hr", "hrs",
         "day", "days", "week", "weeks", "month", "months", "year", "years", "decade",
@@ -151,7 +145,26 @@ def fits(asked: str | None, text: str, start: int, end: int) -> bool:
     return found == asked
 
 
-_UNITS_WORDS = ["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]  # fmt: skip
+_UNITS_WORDS = [
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
 _TENS_WORDS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 _SMALL = {w: i for i, w in enumerate(["zero", "one", *_UNITS_WORDS], start=0)}
 _TENS = {w: 20 + 10 * i for i, w in enumerate(_TENS_WORDS)}

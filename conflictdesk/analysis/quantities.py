@@ -41,6 +41,8 @@ _UNITS: dict[str, tuple[str, float, float]] = {
     "°f": ("temperature", 5 / 9, -32 * 5 / 9),
 }
 # fmt: on
+# unit -> its dimension ("length", "mass", "volume", "temperature"): what `dimensions` reads
+UNIT_DIMENSIONS: dict[str, str] = {unit: spec[0] for unit, spec in _UNITS.items()}
 _SPAN = re.compile(r"^\s*(\d[\d,]*(?:\.(\d+))?)\s*(.*?)\s*$")
 
 

@@ -2,9 +2,10 @@
 
 Every feature is computed from what the pipeline has at run time — the packet's passages with
 their dates and sources, the NLI tags, κ, the clusters and the judged pairs — never from
-phrases: time is read from the passages' publication dates (metadata), disagreement from the answers and the
-NLI's mass, subjectivity from closed word classes of English grammar (first and second person
-pronouns, modal verbs, degree adverbs, comparative and superlative forms) and punctuation."""
+phrases: time is read from the passages' publication dates (metadata), disagreement from the
+answers and the NLI's mass, subjectivity from closed word classes of English grammar (first
+and second person pronouns, modal verbs, degree adverbs, comparative and superlative forms)
+and punctuation."""
 
 from __future__ import annotations
 

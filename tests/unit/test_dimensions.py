@@ -126,3 +126,11 @@ def test_a_number_written_in_words_answers_a_number_question_and_merges_with_dig
         ["A Tallis crew has nine rowers.", "Tallis crews race with 9 rowers."],
     )
     assert len(frame.candidates) == 1  # "nine" and "9" are one answer
+
+
+def test_every_unit_quantities_converts_reads_as_its_dimension() -> None:
+    from conflictdesk.analysis.quantities import UNIT_DIMENSIONS
+
+    for unit, dimension in UNIT_DIMENSIONS.items():
+        text = f"about 7 {unit} in all"
+        assert dim.span_dimension(text, 6, 7) == dimension, unit
