@@ -42,7 +42,7 @@ from typing import Protocol
 from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import names
 from conflictdesk.analysis import text as tx
-from conflictdesk.analysis.dates import MONTHS, find_dates
+from conflictdesk.analysis.dates import MONTHS, find_calendar, find_dates
 from conflictdesk.analysis.dimensions import NUMBER_WORDS, asked_dimension, fits, number_word_value
 from conflictdesk.analysis.quantities import merge_same_quantities
 from conflictdesk.analysis.types import Candidate, ClaimFrame, QueryForm
@@ -226,7 +226,9 @@ def answer_spans(
 ) -> list[tuple[int, str, str, str]]:
     """(start, key, surface, kind) spans of `kind` in text order, minus spans in the query;
     with `measured`, a number question's spans must measure what it asks
-    (`dimensions.fits`: no area for "How high", no bare year after "since").
+    (`dimensions.fits`: no area for "How high", no bare year after "since"). A date
+    question reads yearless calendar times ("every Wednesday", "in May", "the last Friday
+    of October": `dates.find_calendar`) in a sentence that holds no date with a year.
     Keys normalise surfaces: dates by ISO value, numbers by value, entities by
     `names.answer_key` (case, possessive, articles, punctuation and a legal suffix dropped:
     "Vorrel's", "the Vorrel" and "Vorrel Ltd" are one answer).
@@ -238,6 +240,10 @@ def answer_spans(
         remainder = remainder.replace(found.span, " " * len(found.span))
         if kind in ("date", "any") and found.span.lower() not in query_l:
             spans.append((found.start, f"date:{found.iso()}", found.span, "date"))
+    if kind == "date" and not spans:  # a date with a year answers before a yearless one
+        for cal in find_calendar(remainder):
+            if cal.span.lower() not in query_l:
+                spans.append((cal.start, f"cal:{cal.key}", cal.span, "date"))
     if kind in ("number", "any"):
         asked = asked_dimension(query) if kind == "number" and measured else None
         for match in tx.NUMBER.finditer(remainder):

@@ -3,7 +3,9 @@
 A passage's date is its metadata date (ISO 8601: YYYY, YYYY-MM or YYYY-MM-DD) when it has
 one; otherwise the latest date its text mentions, since a text cannot report on anything
 after it was written. Dates that are the passage's answer to a date question are excluded
-by the caller (`exclude`), because they date the event asked about, not the source."""
+by the caller (`exclude`), because they date the event asked about, not the source.
+Yearless calendar times ("every Wednesday", "in May") are read apart (`find_calendar`): they
+answer when something recurs, and date no source."""
 
 from __future__ import annotations
 
@@ -121,3 +123,68 @@ def passage_date(
     if not in_text:
         return None
     return max(d.value for d in in_text), "text"
+
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAY = r"(?P<weekday>" + "|".join(WEEKDAYS) + r")s?"
+_ORDINAL = r"(?P<ordinal>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)"
+_FULL_MONTH = r"(?P<month>" + "|".join(n for n in MONTHS if len(n) > 3 or n == "may") + r")"
+# Yearless calendar expressions, most specific first: "the last Friday of October", "15
+# June" / "June 15th", a weekday, a month after a preposition or a season word ("in May",
+# "until June", "early March"; "May" alone is more often the modal verb).
+_CALENDAR = (
+    re.compile(rf"\b{_ORDINAL}\s+{_WEEKDAY}\s+(?:of|in)\s+{_FULL_MONTH}\b", re.IGNORECASE),
+    re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_FULL_MONTH}\b", re.IGNORECASE),
+    re.compile(
+        rf"\b{_FULL_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*,?\s*\d)", re.IGNORECASE
+    ),
+    re.compile(rf"\b{_WEEKDAY}\b", re.IGNORECASE),
+    re.compile(
+        r"\b(?P<lead>in|of|from|until|till|since|through|by|during|before|after|early|late|mid"
+        rf"|each|every|and|or|to)[\s-]+{_FULL_MONTH}\b",
+        re.IGNORECASE,
+    ),
+)
+
+
+@dataclass(frozen=True)
+class CalendarSpan:
+    """A yearless calendar expression: when in the year or the week something happens
+    ("every Wednesday", "in May", "15 June"), the answer to a question about a recurring
+    time. `key` compares them by value ("June 15th" and "15 June" are one answer)."""
+
+    start: int
+    span: str
+    key: str
+
+
+def find_calendar(text: str) -> list[CalendarSpan]:
+    """Yearless calendar expressions in `text` (dates with a year are `find_dates`'), most
+    specific reading of each span first, in text order. Month names must be capitalised:
+    lower-case "march" and "may" are verbs."""
+    taken: list[tuple[int, int]] = []
+    found: list[CalendarSpan] = []
+    for pattern in _CALENDAR:
+        for match in pattern.finditer(text):
+            part = "month" if match.groupdict().get("lead") else 0  # the preposition is no part
+            start, end = match.span(part)
+            month = match.groupdict().get("month")
+            if month and not month[0].isupper():
+                continue
+            if any(start < b and a < end for a, b in taken):
+                continue
+            taken.append((start, end))
+            found.append(CalendarSpan(start, match.group(part), _calendar_key(match)))
+    return sorted(found, key=lambda c: c.start)
+
+
+def _calendar_key(match: re.Match[str]) -> str:
+    groups = {k: (v or "").lower() for k, v in match.groupdict().items() if k != "lead"}
+    month = f"{MONTHS[groups['month']]:02d}" if groups.get("month") else ""
+    weekday = groups.get("weekday", "")
+    if groups.get("ordinal"):
+        ordinal = {"1st": "first", "2nd": "second", "3rd": "third", "4th": "fourth", "5th": "fifth"}
+        return f"{ordinal.get(groups['ordinal'], groups['ordinal'])}-{weekday}-{month}"
+    if groups.get("day"):
+        return f"{month}-{int(groups['day']):02d}"
+    return month or weekday

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from datetime import date
 
-from conflictdesk.analysis.dates import find_dates, parse_iso, passage_date, years
+import pytest
+
+from conflictdesk.analysis.claims import answer_spans, frame_query
+from conflictdesk.analysis.dates import find_calendar, find_dates, parse_iso, passage_date, years
 from conflictdesk.types import Passage
 
 
@@ -52,3 +55,44 @@ def test_parse_iso_reads_the_date_forms_ingestion_accepts():
     assert parse_iso("October 2022") == date(2022, 10, 1)
     assert parse_iso("2022-02-30") is None
     assert parse_iso("soon") is None and parse_iso(None) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Held every Wednesday and on Saturdays.", [("Wednesday", "wednesday"), ("Saturdays", "saturday")]),
+        ("The final is played in May.", [("May", "05")]),
+        ("on the last Friday of October", [("last Friday of October", "last-friday-10")]),
+        ("on 15 June, or June 15th", [("15 June", "06-15"), ("June 15th", "06-15")]),
+        ("from mid-June to late August", [("June", "06"), ("August", "08")]),
+        ("You may march at will.", []),  # the verbs, not the months
+        ("May I ask?", []),  # "May" without a preposition before it: the modal
+    ],
+)  # fmt: skip
+def test_find_calendar_reads_yearless_times(text: str, expected: list[tuple[str, str]]) -> None:
+    assert [(c.span, c.key) for c in find_calendar(text)] == expected
+
+
+def test_a_date_question_reads_a_yearless_time_only_where_no_year_dates_the_sentence() -> None:
+    query = "When is the Osterley fair held?"
+    assert [s[1:3] for s in answer_spans("The fair is held every Saturday.", "date", query)] == [
+        ("cal:saturday", "Saturday")
+    ]
+    spans = answer_spans("The fair was first held on a Saturday in 1871.", "date", query)
+    assert [s[2] for s in spans] == ["1871"]
+
+
+def test_frame_groups_one_yearless_time_however_written() -> None:
+    texts = [
+        "The fair is held on 15 June.",
+        "It takes place on June 15th.",
+        "The fair opens in May.",
+    ]
+    passages = [Passage(id=i, text=t, document_id=i) for i, t in enumerate(texts)]
+    ranked = {p.id: [p.text] for p in passages}
+    frame, answers = frame_query(
+        "When is the Osterley fair held?", passages, ranked, {p.id: 1.0 for p in passages}
+    )
+    assert frame.leading in ("15 June", "June 15th")
+    assert [c.kind for c in frame.candidates] == ["date", "date"]
+    assert len(answers) == 3
