@@ -25,7 +25,6 @@ def _questions() -> list[dict]:
 # across sources; docs/type_report.md) types these three examples otherwise; recorded as
 # strict expected failures so that a model that gets them right shows up.
 MISTYPED = {
-    "quillmere-lighthouse": "typed misinformation, not no_conflict (docs/type_report.md)",
     "lumivex-benefits": "typed outdated, not complementary (docs/type_report.md)",
     "ysolde-height": "typed outdated: the shipped model's misinformation recall is 0.24-0.40",
 }
