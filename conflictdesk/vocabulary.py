@@ -67,6 +67,41 @@ _NON_ENTITY_EXTRA = frozenset((
 # fmt: on
 NON_ENTITY_CAPITALS = STOPWORDS | _NON_ENTITY_EXTRA
 
+# Adjectives of nationality, region, faith and language (English; the common ones): they
+# qualify a person or a thing ("the American actor", "a Canadian-born singer") and name
+# neither a person, an organisation nor a place. Words that are also common given names
+# ("Christian", "Roman") are left out.
+# fmt: off
+NATIONALITIES = frozenset((
+    "afghan", "albanian", "algerian", "american", "andorran", "angolan", "argentine",
+    "argentinian", "armenian", "australian", "austrian", "azerbaijani", "bahamian", "bahraini",
+    "bangladeshi", "barbadian", "belarusian", "belgian", "belizean", "beninese", "bhutanese",
+    "bolivian", "bosnian", "brazilian", "british", "bruneian", "bulgarian", "burmese",
+    "burundian", "cambodian", "cameroonian", "canadian", "chadian", "chilean", "chinese",
+    "colombian", "congolese", "croatian", "cuban", "cypriot", "czech", "danish", "dutch",
+    "ecuadorian", "egyptian", "english", "eritrean", "estonian", "ethiopian", "european",
+    "fijian", "filipino", "finnish", "french", "gabonese", "gambian", "german", "ghanaian",
+    "greek", "guatemalan", "guinean", "guyanese", "haitian", "honduran", "hungarian",
+    "icelandic", "indian", "indonesian", "iranian", "iraqi", "irish", "israeli", "italian",
+    "ivorian", "jamaican", "japanese", "jordanian", "kazakh", "kenyan", "korean", "kuwaiti",
+    "kyrgyz", "laotian", "latvian", "lebanese", "liberian", "libyan", "lithuanian",
+    "macedonian", "malagasy", "malawian", "malaysian", "maldivian", "malian", "maltese",
+    "mauritian", "mexican", "moldovan", "mongolian", "montenegrin", "moroccan", "mozambican",
+    "namibian", "nepalese", "nepali", "nicaraguan", "nigerian", "norwegian", "omani",
+    "pakistani", "palestinian", "panamanian", "paraguayan", "persian", "peruvian", "polish",
+    "portuguese", "qatari", "romanian", "russian", "rwandan", "salvadoran", "samoan", "saudi",
+    "scottish", "senegalese", "serbian", "singaporean", "slovak", "slovenian", "somali",
+    "spanish", "sudanese", "swedish", "swiss", "syrian", "taiwanese", "tajik", "tanzanian",
+    "thai", "tibetan", "togolese", "tongan", "tunisian", "turkish", "turkmen", "ugandan",
+    "ukrainian", "uruguayan", "uzbek", "venezuelan", "vietnamese", "welsh", "yemeni",
+    "zambian", "zimbabwean", "african", "asian", "arab", "arabic", "nordic", "scandinavian",
+    "caribbean", "hispanic", "latino", "jewish", "muslim", "hindu", "buddhist", "sikh",
+    "catholic", "protestant", "soviet", "byzantine", "ottoman", "celtic", "anglo", "hindi",
+    "sanskrit", "bengali", "tamil", "punjabi", "urdu", "yiddish", "hebrew", "gaelic",
+    "basque", "catalan", "latin",
+))
+# fmt: on
+
 WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
 _CONTENT_TOKEN = re.compile(r"[^\W_]+(?:[,.][0-9]+)*")
 

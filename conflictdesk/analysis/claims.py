@@ -42,7 +42,7 @@ from typing import Protocol
 from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import names
 from conflictdesk.analysis import text as tx
-from conflictdesk.analysis.dates import MONTHS, find_calendar, find_dates
+from conflictdesk.analysis.dates import MONTHS, WEEKDAYS, find_calendar, find_dates
 from conflictdesk.analysis.dimensions import NUMBER_WORDS, asked_dimension, fits, number_word_value
 from conflictdesk.analysis.quantities import merge_same_quantities
 from conflictdesk.analysis.types import Candidate, ClaimFrame, QueryForm
@@ -228,7 +228,10 @@ def answer_spans(
     with `measured`, a number question's spans must measure what it asks
     (`dimensions.fits`: no area for "How high", no bare year after "since"). A date
     question reads yearless calendar times ("every Wednesday", "in May", "the last Friday
-    of October": `dates.find_calendar`) in a sentence that holds no date with a year.
+    of October": `dates.find_calendar`) in a sentence that holds no date with a year. A
+    question for a person, an organisation or a place (who, whom, whose, where) reads no
+    lone adjective of nationality ("American", "Canadian-born": `vocabulary.NATIONALITIES`)
+    and no lone weekday or month.
     Keys normalise surfaces: dates by ISO value, numbers by value, entities by
     `names.answer_key` (case, possessive, articles, punctuation and a legal suffix dropped:
     "Vorrel's", "the Vorrel" and "Vorrel Ltd" are one answer).
@@ -263,14 +266,35 @@ def answer_spans(
                 spans.append((match.start(), key, match.group(0), "number"))
     if kind in ("entity", "any"):
         query_words = {names.word_form(w) for w in tx.content_words(query)}
+        names_someone = _asks_who_or_where(query)
         for start, surface in tx.entity_spans(remainder, known_capitals):
             # answers do not repeat Q, in any variant ("Acme's" for "Acme"); a lone capital
             # ("C" of "°C") is no entity; the possessive is not part of the answer
             words = {names.word_form(w) for w in tx.content_words(surface)}
+            if names_someone and _qualifier(surface):
+                continue
             if len(surface) > 1 and not words & query_words:
                 surface = names.drop_possessive(surface)
                 spans.append((start, f"ent:{names.answer_key(surface)}", surface, "entity"))
     return sorted(spans)
+
+
+_WHO_OR_WHERE = _wordset("who whom whose where")
+_QUALIFIER = re.compile(r"([A-Za-z]+)(?:-[a-z]+)?")
+_CALENDAR_WORDS = frozenset([*MONTHS, *WEEKDAYS, *(day + "s" for day in WEEKDAYS)])
+
+
+def _asks_who_or_where(query: str) -> bool:
+    """Whether the question asks for a person, an organisation or a place."""
+    return any(w in _WHO_OR_WHERE for w in vocab.words(query.lower())[:3])
+
+
+def _qualifier(surface: str) -> bool:
+    """A capitalised word that qualifies a name rather than being one: an adjective of
+    nationality ("American", "Canadian-born"), or a weekday or month."""
+    match = _QUALIFIER.fullmatch(surface)
+    word = match.group(1).lower() if match else ""
+    return word in vocab.NATIONALITIES or word in _CALENDAR_WORDS
 
 
 def states_something(sentence: str) -> bool:

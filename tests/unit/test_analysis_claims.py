@@ -230,3 +230,34 @@ def test_a_span_few_passages_share_does_not_replace_the_nearest_one():
         "What is the head of Tarnwick Mills?", passages, ranked, {0: 1.0, 1: 1.0}
     )
     assert answers[0][0] == "Ada Brell" and answers[1][0] == "Ivo Sand"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "query", "expected"),
+    [
+        (
+            "The role went to Canadian-born actress Mirel Osk in the first film.",
+            "Who played the lighthouse keeper?",
+            ["Mirel Osk"],
+        ),
+        (
+            "It is the third album by American folk duo Harlow Vane.",
+            "Who recorded the album?",
+            ["Harlow Vane"],
+        ),
+        (
+            "The market moved to Saturday under Mayor Pell Arden.",
+            "Who moved the market?",
+            ["Mayor Pell Arden"],
+        ),
+    ],
+)
+def test_a_who_question_reads_no_lone_nationality_or_calendar_word(sentence, query, expected):
+    assert [s[2] for s in answer_spans(sentence, "entity", query)] == expected
+
+
+def test_other_questions_still_read_nationality_words():
+    spans = answer_spans(
+        "Most people there speak English at home.", "entity", "Which language is spoken?"
+    )
+    assert [s[2] for s in spans] == ["English"]
