@@ -281,12 +281,15 @@ def answer_spans(
 
 _WHO_OR_WHERE = _wordset("who whom whose where")
 _QUALIFIER = re.compile(r"([A-Za-z]+)(?:-[a-z]+)?")
-_CALENDAR_WORDS = frozenset([*MONTHS, *WEEKDAYS, *(day + "s" for day in WEEKDAYS)])
+# weekdays and full month names ("Jan", "Dec" are also given names and stay names)
+_CALENDAR_WORDS = frozenset(
+    [*(m for m in MONTHS if len(m) > 3 or m == "may"), *WEEKDAYS, *(d + "s" for d in WEEKDAYS)]
+)
 
 
 def _asks_who_or_where(query: str) -> bool:
-    """Whether the question asks for a person, an organisation or a place."""
-    return any(w in _WHO_OR_WHERE for w in vocab.words(query.lower())[:3])
+    """Whether the question asks for a person, an organisation or a place ("who's" too)."""
+    return any(w.split("'")[0] in _WHO_OR_WHERE for w in vocab.words(query.lower())[:3])
 
 
 def _qualifier(surface: str) -> bool:

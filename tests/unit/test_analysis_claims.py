@@ -261,3 +261,8 @@ def test_other_questions_still_read_nationality_words():
         "Most people there speak English at home.", "entity", "Which language is spoken?"
     )
     assert [s[2] for s in spans] == ["English"]
+
+
+def test_a_contracted_who_question_reads_no_nationality_word():
+    spans = answer_spans("The role went to American actor Jan Osk.", "entity", "Who's the actor?")
+    assert [s[2] for s in spans] == ["Jan Osk"]
