@@ -454,14 +454,16 @@ def frame_query(
 
 def _merge_coarse_dates(groups: dict[str, list[int]], votes: dict[str, float]) -> None:
     """Move each coarser date's passages and votes to the most voted finer date it
-    contains ("date:1949" into "date:1949-08-29"), in place."""
-    dates = sorted((k for k in groups if k.startswith("date:")), key=len)
-    for coarse in dates:
-        finer = [k for k in dates if len(k) > len(coarse) and k.startswith(coarse + "-")]
-        if finer:
-            target = max(finer, key=lambda k: (votes[k], k))
-            groups[target] += groups.pop(coarse)
-            votes[target] += votes.pop(coarse)
+    contains ("date:1949" into "date:1949-08-29", a yearless "cal:06" into "cal:06-15"), in
+    place."""
+    for prefix in ("date:", "cal:"):
+        dates = sorted((k for k in groups if k.startswith(prefix)), key=len)
+        for coarse in dates:
+            finer = [k for k in dates if len(k) > len(coarse) and k.startswith(coarse + "-")]
+            if finer and coarse in groups:
+                target = max(finer, key=lambda k: (votes[k], k))
+                groups[target] += groups.pop(coarse)
+                votes[target] += votes.pop(coarse)
 
 
 def _merge_nested_names(groups: dict[str, list[int]], votes: dict[str, float]) -> None:

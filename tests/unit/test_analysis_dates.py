@@ -96,3 +96,15 @@ def test_frame_groups_one_yearless_time_however_written() -> None:
     assert frame.leading in ("15 June", "June 15th")
     assert [c.kind for c in frame.candidates] == ["date", "date"]
     assert len(answers) == 3
+
+
+def test_a_month_backs_the_day_of_that_month_it_contains():
+    texts = ["The fair is held on 15 June.", "The fair is held in June.", "The fair opens in May."]
+    passages = [Passage(id=i, text=t, document_id=i) for i, t in enumerate(texts)]
+    ranked = {p.id: [p.text] for p in passages}
+    frame, answers = frame_query(
+        "When is the Osterley fair held?", passages, ranked, {0: 0.5, 1: 0.5, 2: 0.9}
+    )
+    assert frame.leading == "15 June"  # 0.5 + 0.5 for June against 0.9 for May
+    assert frame.candidates[0].passage_ids == (0, 1)
+    assert answers[1][0] == "15 June"
