@@ -244,9 +244,8 @@ def answer_spans(
         if kind in ("date", "any") and found.span.lower() not in query_l:
             spans.append((found.start, f"date:{found.iso()}", found.span, "date"))
     if kind == "date" and not spans:  # a date with a year answers before a yearless one
-        past = _asks_past(query)
         for cal in find_calendar(remainder):
-            if cal.span.lower() not in query_l and not (past and cal.key in WEEKDAYS):
+            if cal.span.lower() not in query_l:
                 spans.append((cal.start, f"cal:{cal.key}", cal.span, "date"))
     if kind in ("number", "any"):
         asked = asked_dimension(query) if kind == "number" and measured else None
@@ -286,17 +285,6 @@ _QUALIFIER = re.compile(r"([A-Za-z]+)(?:-[a-z]+)?")
 _CALENDAR_WORDS = frozenset(
     [*(m for m in MONTHS if len(m) > 3 or m == "may"), *WEEKDAYS, *(d + "s" for d in WEEKDAYS)]
 )
-
-
-_PAST_AUXILIARIES = _wordset("did was were had didn't wasn't weren't")
-
-
-def _asks_past(query: str) -> bool:
-    """Whether the question's first auxiliary (among its first four words) is a past form:
-    a past event happened on a date, and a weekday alone does not say which."""
-    words = [w.lower() for w in vocab.words(query)[:4]]
-    auxiliary = next((w for w in words if w in AUXILIARIES), "")
-    return auxiliary in _PAST_AUXILIARIES
 
 
 def _asks_who_or_where(query: str) -> bool:

@@ -134,15 +134,6 @@ _FULL_MONTH = r"(?P<month>" + "|".join(n for n in MONTHS if len(n) > 3 or n == "
 # "until June", "early March"; "May" alone is more often the modal verb).
 _CALENDAR = (
     re.compile(rf"\b{_ORDINAL}\s+{_WEEKDAY}\s+(?:of|in)\s+{_FULL_MONTH}\b", re.IGNORECASE),
-    # a weekday before its date is part of it ("Sunday, June 3")
-    re.compile(
-        rf"\b{_WEEKDAY},?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_FULL_MONTH}\b",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        rf"\b{_WEEKDAY},?\s+{_FULL_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*,?\s*\d)",
-        re.IGNORECASE,
-    ),
     re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_FULL_MONTH}\b", re.IGNORECASE),
     re.compile(
         rf"\b{_FULL_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*,?\s*\d)", re.IGNORECASE
