@@ -12,7 +12,7 @@ from typing import Any
 from conflictdesk.analysis.conflict_call import claim_evidence
 from conflictdesk.analysis.pipeline import AnalysisOptions, analyze
 from conflictdesk.analysis.text import idf_weights, key_sentence
-from conflictdesk.analysis.types import Analysis
+from conflictdesk.analysis.types import Analysis, QueryForm
 from conflictdesk.evaluation.ask_scoring import (
     Case,
     Prediction,
@@ -113,7 +113,15 @@ def run_system(
         tags={t.passage_id: t.tag for t in analysis.tags},
         packet={i: premise(analysis.passage(i)) for i in analysis.packet.passage_ids},
         ms=ms,
+        leading=_frame_leading(analysis),
     )
+
+
+def _frame_leading(analysis: Any) -> str | None:
+    """The claim frame's leading answer of a wh-question ("" when it found none; None for
+    other questions, which have no short answer)."""
+    frame = analysis.tagging.frame
+    return (frame.leading or "") if frame.form is QueryForm.WH else None
 
 
 def run_baseline(case: Case, backends: Any) -> Prediction:
@@ -207,6 +215,7 @@ ROWS = (
     ("conflict F1", lambda r: r["detection"]["f1"]),
     ("answer recall", lambda r: r["answer_recall"]),
     ("lead answer recall", lambda r: r["lead_answer_recall"]),
+    ("leading answer (frame) recall", lambda r: r.get("leading_answer_recall")),
     ("citation precision (gold)", lambda r: r["citation_precision_gold"]),
     ("citation recall (gold)", lambda r: r["citation_recall_gold"]),
     ("judged sentences", lambda r: r["judged_sentences"]),

@@ -50,6 +50,7 @@ class Prediction:
     tags: dict[int, Tag] = field(default_factory=dict)
     packet: dict[int, str] = field(default_factory=dict)
     ms: float = 0.0
+    leading: str | None = None  # the claim frame's leading answer: "" none found; None no wh
 
 
 # -- data --------------------------------------------------------------------------------------
@@ -198,6 +199,14 @@ def gold_citations(case: Case, sentences: Sequence[AnswerSentence]) -> tuple[int
     return correct, total, hit, judged
 
 
+def is_gold_answer(answer: str | None, gold: Sequence[str]) -> bool:
+    """A short answer is gold when it contains a gold answer or a gold answer contains it
+    (whole words, normalised; as `scripts/train_span_reader.py` scores a passage's answer)."""
+    if not answer:
+        return False
+    return answer_contains(answer, gold) or any(answer_contains(g, [answer]) for g in gold)
+
+
 def lead_text(sentences: Sequence[AnswerSentence]) -> str:
     return next((s.text for s in sentences if s.role is SentenceRole.CLAIM), "")
 
@@ -210,6 +219,8 @@ def score(cases: Sequence[Case], preds: Sequence[Prediction], nli: Any = None) -
     lead = _mean(
         [answer_contains(lead_text(preds[i].sentences), cases[i].gold_answers) for i in answered]
     )
+    framed = [i for i in answered if preds[i].leading is not None]  # wh-questions
+    leading = _mean([is_gold_answer(preds[i].leading, cases[i].gold_answers) for i in framed])
     cites = [gold_citations(c, p.sentences) for c, p in zip(cases, preds)]
     correct, total, hit, judged = (sum(x[i] for x in cites) for i in range(4))
     out: dict[str, Any] = {
@@ -229,6 +240,9 @@ def score(cases: Sequence[Case], preds: Sequence[Prediction], nli: Any = None) -
         ).f1,
         "answer_recall": recall,
         "lead_answer_recall": lead,
+        # the frame's short leading answer (what `ask --json` reports as `leading`): the
+        # sentence-level figure above also counts a right name beside a misread one
+        "leading_answer_recall": leading if framed else None,
         "citation_precision_gold": correct / total if total else None,
         "citation_recall_gold": hit / judged if judged else None,
         "judged_sentences": judged,

@@ -167,3 +167,32 @@ def test_conflictqa_cases_one_per_question_with_yes_no_gold(tmp_path):
     ]  # the second "Is A?" and the third agreeing skipped
     assert cases[0].gold_conflict and cases[0].gold_answers == () and cases[0].gold_type is None
     assert cases[1].gold_answers == ("No",) and cases[1].gold_type is ConflictType.NO_CONFLICT
+
+
+def test_leading_answer_recall_scores_the_frame_answer_over_wh_questions():
+    case = _case()  # gold "3,559 people"
+    said = (AnswerSentence("American town of 3,559 people.", (0,)),)
+    preds = [
+        eval_ask.Prediction(False, "no_conflict", "direct", said, leading="American"),
+        eval_ask.Prediction(False, "no_conflict", "direct", said, leading="3,559 people"),
+        eval_ask.Prediction(False, "no_conflict", "direct", said, leading=None),  # yes/no
+    ]
+    report = eval_ask.score([case] * 3, preds)
+    assert report["lead_answer_recall"] == 1.0  # the sentence holds the gold either way
+    assert report["leading_answer_recall"] == 0.5  # the frame's answer, wh-questions only
+    baseline = eval_ask.score([case], [eval_ask.Prediction(False, "no_conflict", "direct", said)])
+    assert baseline["leading_answer_recall"] is None
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("Herbert Hoover", True),
+        ("President Herbert Hoover", True),
+        ("Hoover", True),
+        ("Herbert Clark Hoover", False),
+        ("", False),
+    ],
+)
+def test_a_short_answer_is_gold_when_one_contains_the_other(answer, expected):
+    assert eval_ask.is_gold_answer(answer, ["Herbert Hoover"]) is expected
