@@ -42,7 +42,7 @@ from typing import Protocol
 from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import names
 from conflictdesk.analysis import text as tx
-from conflictdesk.analysis.dates import MONTHS, WEEKDAYS, find_calendar, find_dates
+from conflictdesk.analysis.dates import FULL_MONTHS, MONTHS, find_calendar, find_dates
 from conflictdesk.analysis.dimensions import NUMBER_WORDS, asked_dimension, fits, number_word_value
 from conflictdesk.analysis.quantities import merge_same_quantities
 from conflictdesk.analysis.types import Candidate, ClaimFrame, QueryForm
@@ -281,10 +281,6 @@ def answer_spans(
 
 _WHO_OR_WHERE = _wordset("who whom whose where")
 _QUALIFIER = re.compile(r"([A-Za-z]+)(?:-[a-z]+)?")
-# weekdays and full month names ("Jan", "Dec" are also given names and stay names)
-_CALENDAR_WORDS = frozenset(
-    [*(m for m in MONTHS if len(m) > 3 or m == "may"), *WEEKDAYS, *(d + "s" for d in WEEKDAYS)]
-)
 
 
 def _asks_who_or_where(query: str) -> bool:
@@ -293,11 +289,14 @@ def _asks_who_or_where(query: str) -> bool:
 
 
 def _qualifier(surface: str) -> bool:
-    """A capitalised word that qualifies a name rather than being one: an adjective of
-    nationality ("American", "Canadian-born"), or a weekday or month."""
+    """A lone capitalised word that qualifies a name rather than being one: an adjective of
+    nationality ("American", "Canadian-born"), a weekday (`names.is_calendar_word`) or a
+    month written out."""
     match = _QUALIFIER.fullmatch(surface)
-    word = match.group(1).lower() if match else ""
-    return word in vocab.NATIONALITIES or word in _CALENDAR_WORDS
+    if not match:
+        return False
+    word = match.group(1).lower()
+    return word in vocab.NATIONALITIES or word in FULL_MONTHS or names.is_calendar_word(surface)
 
 
 def states_something(sentence: str) -> bool:

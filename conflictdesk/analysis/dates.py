@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from conflictdesk.analysis.names import WEEKDAYS
 from conflictdesk.ingest.dates import normalise_date
 from conflictdesk.types import Passage
 
@@ -125,10 +126,11 @@ def passage_date(
     return max(d.value for d in in_text), "text"
 
 
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_WEEKDAY = r"(?P<weekday>" + "|".join(WEEKDAYS) + r")s?"
+# month names written out ("May" too; "Jan", "Dec" are also given names)
+FULL_MONTHS = frozenset(n for n in MONTHS if len(n) > 3 or n == "may")
+_WEEKDAY = r"(?P<weekday>" + "|".join(sorted(WEEKDAYS)) + r")s?"
 _ORDINAL = r"(?P<ordinal>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)"
-_FULL_MONTH = r"(?P<month>" + "|".join(n for n in MONTHS if len(n) > 3 or n == "may") + r")"
+_FULL_MONTH = r"(?P<month>" + "|".join(sorted(FULL_MONTHS)) + r")"
 # Yearless calendar expressions, most specific first: "the last Friday of October", "15
 # June" / "June 15th", a weekday, a month after a preposition or a season word ("in May",
 # "until June", "early March"; "May" alone is more often the modal verb).

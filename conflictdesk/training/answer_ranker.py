@@ -27,8 +27,7 @@ from conflictdesk.analysis.answer_rank import (
 from conflictdesk.analysis.claims import frame_query
 from conflictdesk.analysis.pipeline import embed_passages, with_relevance
 from conflictdesk.analysis.tag import read_passages
-from conflictdesk.evaluation.ask_scoring import Case, load_qacc, load_ramdocs
-from conflictdesk.metrics.cars import answer_contains
+from conflictdesk.evaluation.ask_scoring import Case, is_gold_answer, load_qacc, load_ramdocs
 from conflictdesk.training.subjectivity import fit_logistic
 
 L2 = 10.0  # chosen by grouped CV on the training sets among 0.1, 1 and 10
@@ -62,11 +61,6 @@ def training_cases(data: Path) -> list[Case]:
     return load_qacc(data / "qacc" / "train.jsonl") + ramdocs
 
 
-def is_gold(surface: str, gold: Sequence[str]) -> bool:
-    """The candidate contains a gold answer, or a gold answer contains the candidate."""
-    return answer_contains(surface, gold) or any(answer_contains(g, [surface]) for g in gold)
-
-
 def question_rows(case: Case, backends: Any) -> tuple[np.ndarray, np.ndarray]:
     """(features, labels) of one question's candidates; empty when it has none."""
     vectors = embed_passages(case.query, case.passages, backends.embedder, {})
@@ -82,7 +76,7 @@ def question_rows(case: Case, backends: Any) -> tuple[np.ndarray, np.ndarray]:
         frame, kind, found, answers, passages, reading, backends.nli
     )
     y = np.array(
-        [float(any(is_gold(m.surface, case.gold_answers) for m in by_key[k])) for k in keys]
+        [float(any(is_gold_answer(m.surface, case.gold_answers) for m in by_key[k])) for k in keys]
     )
     ruled = x[:, FEATURES.index("rule_rank")] > 0  # the ranker orders the rule's candidates
     return x[ruled], y[ruled]

@@ -33,8 +33,13 @@ from conflictdesk.analysis.span_reader import (
 )
 from conflictdesk.analysis.tag import read_passages
 from conflictdesk.analysis.types import QueryForm
-from conflictdesk.evaluation.ask_scoring import Case, load_qacc, load_ramdocs, load_typed_dev
-from conflictdesk.training.answer_ranker import is_gold
+from conflictdesk.evaluation.ask_scoring import (
+    Case,
+    is_gold_answer,
+    load_qacc,
+    load_ramdocs,
+    load_typed_dev,
+)
 
 L2 = 1.0  # the penalty of the conditional regression (module `fit`)
 
@@ -120,7 +125,7 @@ def build_rows(
         frame_query(reading.query, passages, reading.ranked, reading.on_topic, recorder)
         for pid, (found, matrix) in recorder.spans.items():
             golds = passage_golds(item.case, pid)
-            labels = np.array([float(is_gold(s.surface, golds)) for s in found])
+            labels = np.array([float(is_gold_answer(s.surface, golds)) for s in found])
             if not golds or not labels.any():
                 continue
             xs.append(matrix)
@@ -205,13 +210,13 @@ def compare(readings: Sequence[Reading], reader: SpanReader) -> dict[str, dict[s
             )
             n += 1
             texts = [c.text for c in frame.candidates]
-            lead += bool(texts) and is_gold(texts[0], case.gold_answers)
-            candidates += any(is_gold(t, case.gold_answers) for t in texts)
+            lead += bool(texts) and is_gold_answer(texts[0], case.gold_answers)
+            candidates += any(is_gold_answer(t, case.gold_answers) for t in texts)
             for pid in reading.on_topic:
                 golds = passage_golds(case, pid)
                 if golds:
                     passage_n += 1
-                    passage_hits += pid in answers and is_gold(answers[pid][0], golds)
+                    passage_hits += pid in answers and is_gold_answer(answers[pid][0], golds)
         out[name] = {
             "questions": n,
             "passage_accuracy": passage_hits / passage_n if passage_n else float("nan"),

@@ -21,8 +21,9 @@ from conflictdesk.analysis.pipeline import AnalysisOptions, analyze
 from conflictdesk.analysis.tag import read_passages, tag_passages
 from conflictdesk.backends.manifest import models_dir
 from conflictdesk.errors import ModelIntegrityError
+from conflictdesk.evaluation.ask_scoring import is_gold_answer
 from conflictdesk.generation.answer import answer
-from conflictdesk.training.answer_ranker import Rows, grouped_cv, is_gold, top1
+from conflictdesk.training.answer_ranker import Rows, grouped_cv, top1
 from conflictdesk.types import Passage
 from tests.fakes import FakeNLI, fake_backends
 
@@ -131,9 +132,9 @@ def test_answer_method_names_the_ranker_that_ran():
 
 
 def test_gold_match_goes_both_ways_on_whole_words():
-    assert is_gold("Barack Obama", ["Obama"])
-    assert is_gold("Obama", ["Barack Obama"])
-    assert not is_gold("Obamacare", ["Obama"])
+    assert is_gold_answer("Barack Obama", ["Obama"])
+    assert is_gold_answer("Obama", ["Barack Obama"])
+    assert not is_gold_answer("Obamacare", ["Obama"])
 
 
 def test_grouped_cv_finds_the_informative_feature():
