@@ -217,11 +217,13 @@ def load_backends(
     roles: Sequence[str] = ("embedder", "nli", "pair", "llm"),
     *,
     verification: VerificationCache | None = None,
+    with_fusion: bool = True,
 ) -> Backends:
     """Verify and construct the back-ends for `roles`; weights load on first use.
 
     embedder, nli and pair are required when requested (ModelMissingError names the build
-    command); llm is None when no GGUF is configured."""
+    command); llm is None when no GGUF is configured. The fusion labeller comes with the nli
+    role unless `with_fusion` is False (its own training, whose features may have changed)."""
     unknown = set(roles) - set(ROLES)
     if unknown:
         raise CapabilityError(f"unknown role(s) {sorted(unknown)}; roles are {ROLES}")
@@ -242,7 +244,7 @@ def load_backends(
 
         built["nli"] = with_accurate_tier(built["nli"], config, manifest, cache)
     fusion_entry = select_entry(manifest, "fusion")
-    if "nli" in roles and "fusion" not in roles and fusion_entry is not None:
+    if with_fusion and "nli" in roles and "fusion" not in roles and fusion_entry is not None:
         verify_entry(fusion_entry, base, cache)  # the fusion labeller reads the nli role
         built["fusion"] = _build_fusion(fusion_entry, fusion_entry.resolve(base), config)
     return Backends(

@@ -284,7 +284,7 @@ def configured_nli(threads: int) -> NLI:
     from conflictdesk.backends.registry import load_backends
     from conflictdesk.config import load_config
 
-    return load_backends(load_config(threads=threads), roles=("nli",)).nli
+    return load_backends(load_config(threads=threads), roles=("nli",), with_fusion=False).nli
 
 
 def write_model(model: FusionModel, models_dir: Path | None, nli_id: str) -> FusionModel:

@@ -244,3 +244,14 @@ def test_fusion_read_over_another_nli_model_says_so(tmp_path):
     same = dataclasses.replace(model, fitted_on=backends.nli.model_id)
     backends = type(backends)(**{**backends.__dict__, "fusion": same})
     assert "fitted on" not in label_claims([CLAIM], docs, backends, labeller="fusion").method
+
+
+def test_the_fusion_comes_with_the_nli_role_unless_its_own_training_asks_not(tmp_path):
+    # retraining after a feature change must not load the old weights, which the new
+    # features refuse (ModelIntegrityError)
+    from conflictdesk.backends.registry import load_backends
+    from conflictdesk.config import load_config
+
+    config = dataclasses.replace(load_config(threads=1), cache_dir=tmp_path)
+    assert load_backends(config, roles=("nli",)).fusion is not None
+    assert load_backends(config, roles=("nli",), with_fusion=False).fusion is None
