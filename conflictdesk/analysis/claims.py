@@ -42,6 +42,7 @@ from typing import Protocol
 from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import names
 from conflictdesk.analysis import text as tx
+from conflictdesk.analysis.copula import copular_answer
 from conflictdesk.analysis.dates import FULL_MONTHS, MONTHS, find_calendar, find_dates
 from conflictdesk.analysis.dimensions import NUMBER_WORDS, asked_dimension, fits, number_word_value
 from conflictdesk.analysis.quantities import merge_same_quantities
@@ -231,7 +232,9 @@ def answer_spans(
     of October": `dates.find_calendar`) in a sentence that holds no date with a year. A
     question for a person, an organisation or a place (who, whom, whose, where) reads no
     lone adjective of nationality ("American", "Canadian-born": `vocabulary.NATIONALITIES`)
-    and no lone weekday or month.
+    and no lone weekday or month. A question of no particular kind also reads the answer a
+    copula states ("The final electron acceptor is oxygen", "X is now the state flower of
+    Y": `copula.copular_answer`) as a "phrase" span, keyed as the name it may also be.
     Keys normalise surfaces: dates by ISO value, numbers by value, entities by
     `names.answer_key` (case, possessive, articles, punctuation and a legal suffix dropped:
     "Vorrel's", "the Vorrel" and "Vorrel Ltd" are one answer).
@@ -276,6 +279,13 @@ def answer_spans(
             if len(surface) > 1 and not words & query_words:
                 surface = names.drop_possessive(surface)
                 spans.append((start, f"ent:{names.answer_key(surface)}", surface, "entity"))
+    if kind == "any":
+        phrase = copular_answer(sentence, query, _matches)
+        if phrase is not None:
+            start, surface = phrase
+            same = [s for s in spans if s[0] == start and s[2] == surface]
+            key = same[0][1] if same else f"phr:{names.answer_key(surface)}"
+            spans = [s for s in spans if s not in same] + [(start, key, surface, "phrase")]
     return sorted(spans)
 
 
@@ -360,7 +370,8 @@ def passage_answer(
 ) -> tuple[str, str, str, str] | None:
     """(key, surface, kind, sentence) of the passage's answer: in the most query-relevant
     sentence holding a span of the kind asked for (the key sentence itself for sentence
-    answers; `measured` as `answer_spans`); None when no sentence holds one."""
+    answers; `measured` as `answer_spans`): the answer a copula states there, else the span
+    nearest the question's words; None when no sentence holds one."""
     if kind == "sentence":
         return f"sent:{tx.normalise_span(ranked[0])}", ranked[0], "sentence", ranked[0]
     for sentence in ranked:
@@ -368,7 +379,9 @@ def passage_answer(
             continue
         spans = answer_spans(sentence, kind, query, known_capitals, measured)
         if spans:
-            _, key, surface, span_kind = nearest_span(sentence, spans, query)
+            stated = [span for span in spans if span[3] == "phrase"]
+            chosen = stated[0] if stated else nearest_span(sentence, spans, query)
+            _, key, surface, span_kind = chosen
             return key, surface, span_kind, sentence
     return None
 

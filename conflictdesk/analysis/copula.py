@@ -1,0 +1,308 @@
+"""Answers stated by a copula: "The final electron acceptor is oxygen", "X is now the state
+flower of Y", "is known as matter", "also called masala bonds".
+
+A question that asks "what is the A of B?" without asking for a date, a number or a name is
+answered, in text, by a sentence that equates the question's phrase with the answer: one
+side of "is / are / was / were / is called / known as / also called" holds the question's
+words, the other side the answer. The answer is the side that shares fewer of the question's
+words, provided the other side shares at least one (the sentence is about the question's
+phrase); on a tie the predicate (right) side answers. Each side is cut to its noun phrase:
+the right side ends at punctuation, a relative or subordinating word or a preposition other
+than "of"; the left side starts after the last such boundary before the copula, skipping a
+parenthesis just before it ("Palash (Butea monosperma) is ..."). Rule-based and
+language-general: no word list names any document's content."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from conflictdesk import vocabulary as vocab
+
+_COPULA = re.compile(
+    r"\b(?:(?:is|are|was|were)(?:\s+(?:now|also|still|often|commonly|usually|generally))?"
+    r"(?:\s+(?:called|known\s+as|named|termed|referred\s+to\s+as|defined\s+as))?"
+    r"|(?:also\s+)?called|(?:also\s+)?known\s+as)\s+",
+    re.IGNORECASE,
+)
+# words that end a noun phrase (the article-less, preposition-less core of either side)
+_BOUNDARY_WORDS = frozenset(
+    [
+        "who",
+        "whom",
+        "whose",
+        "which",
+        "that",
+        "because",
+        "when",
+        "where",
+        "while",
+        "since",
+        "although",
+        "though",
+        "if",
+        "unless",
+        "than",
+        "as",
+        "and",
+        "but",
+        "or",
+        "nor",
+        "so",
+        "yet",
+        "in",
+        "on",
+        "at",
+        "by",
+        "with",
+        "from",
+        "for",
+        "to",
+        "into",
+        "onto",
+        "over",
+        "under",
+        "after",
+        "before",
+        "during",
+        "about",
+        "against",
+        "between",
+        "through",
+        "without",
+        "within",
+        "via",
+        "per",
+        "near",
+        "off",
+        "across",
+        "along",
+        "around",
+        "behind",
+        "beside",
+        "beyond",
+        "inside",
+        "outside",
+        "toward",
+        "towards",
+        "upon",
+        "among",
+        "amid",
+        "throughout",
+        "like",
+        "unlike",
+        "despite",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "has",
+        "have",
+        "had",
+        "do",
+        "does",
+        "did",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "may",
+        "might",
+        "must",
+        "not",
+    ]
+)
+_LEADING = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "its",
+        "their",
+        "his",
+        "her",
+        "our",
+        "your",
+        "this",
+        "that",
+        "these",
+        "those",
+    ]
+)
+_PRONOUNS = frozenset(
+    [
+        "it",
+        "they",
+        "he",
+        "she",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "which",
+        "who",
+        "what",
+        "one",
+    ]
+)
+# a lone participle or gerund after the copula is a verb phrase, not an answer ("is located
+# near", "was listed as", "is based on", "was born in")
+_VERBAL_ENDINGS = ("ed", "ing")
+_IRREGULAR_PARTICIPLES = frozenset(
+    [
+        "born",
+        "built",
+        "made",
+        "known",
+        "held",
+        "written",
+        "sung",
+        "taken",
+        "given",
+        "found",
+        "seen",
+        "done",
+        "gone",
+        "become",
+        "begun",
+        "run",
+        "won",
+        "lost",
+        "led",
+        "shown",
+        "grown",
+        "drawn",
+        "kept",
+        "left",
+        "sold",
+        "told",
+        "thought",
+        "brought",
+        "bought",
+        "caught",
+        "taught",
+        "meant",
+        "set",
+        "put",
+        "spent",
+        "sent",
+        "paid",
+        "laid",
+        "struck",
+        "hung",
+        "worn",
+        "torn",
+        "sworn",
+        "chosen",
+        "spoken",
+        "broken",
+        "stolen",
+        "frozen",
+        "driven",
+        "ridden",
+        "risen",
+        "fallen",
+        "eaten",
+        "beaten",
+        "forgotten",
+        "hidden",
+    ]
+)
+_PUNCTUATION = re.compile(r"[,;:.!?()\[\]\"“”—–]|\s-\s")
+MAX_WORDS = 6
+
+
+def copular_answer(
+    sentence: str, query: str, matches: Callable[[str, set[str]], bool]
+) -> tuple[int, str] | None:
+    """(start, surface) of the answer side of the sentence's first copula whose other side
+    shares a word with `query` (`matches(word, query_words)`); None when there is none."""
+    query_words = set(vocab.content_words(query))
+    if not query_words:
+        return None
+    for copula in _COPULA.finditer(sentence):
+        left = _left_phrase(sentence, copula.start())
+        right = _right_phrase(sentence, copula.end())
+        if left is None or right is None:
+            continue
+        shared_left = _shared(left[1], query_words, matches)
+        shared_right = _shared(right[1], query_words, matches)
+        if shared_right > shared_left and shared_right > 0:
+            answer = left
+        elif shared_left > 0:
+            answer = right
+        else:
+            continue
+        if _is_answer(answer[1], query_words, matches):
+            return answer
+    return None
+
+
+def _shared(phrase: str, query_words: set[str], matches: Callable[[str, set[str]], bool]) -> int:
+    return sum(1 for word in vocab.content_words(phrase) if matches(word, query_words))
+
+
+def _is_answer(
+    phrase: str, query_words: set[str], matches: Callable[[str, set[str]], bool]
+) -> bool:
+    """A phrase that says something the question does not: a content word outside the
+    question's, and not a lone pronoun."""
+    words = vocab.words(phrase)
+    if len(words) == 1 and words[0] in _PRONOUNS:
+        return False
+    return any(not matches(word, query_words) for word in vocab.content_words(phrase))
+
+
+def _right_phrase(sentence: str, start: int) -> tuple[int, str] | None:
+    """The noun phrase from `start`: up to a boundary, at most MAX_WORDS words, leading
+    articles and possessives dropped."""
+    tail = sentence[start:]
+    cut = _PUNCTUATION.search(tail)
+    tail = tail[: cut.start()] if cut else tail
+    tokens: list[re.Match[str]] = []
+    for match in re.finditer(r"\S+", tail):
+        if match.group(0).lower() in _BOUNDARY_WORDS and tokens:
+            break
+        tokens.append(match)
+    if not tokens or tokens[0].group(0).lower().endswith("ly"):
+        return None  # "is actually played by"
+    if len(tokens) == 1 and _verbal(tokens[0].group(0)):
+        return None  # "was listed as", "is located near", "is based on"
+    while tokens and tokens[0].group(0).lower() in _LEADING:
+        tokens = tokens[1:]
+    if not tokens or len(tokens) > MAX_WORDS:
+        return None
+    first, last = tokens[0], tokens[-1]
+    return start + first.start(), tail[first.start() : last.end()]
+
+
+def _verbal(word: str) -> bool:
+    """A participle or gerund ("listed", "located", "born", "being"); short words ending
+    so ("red", "king") are not."""
+    word = word.lower()
+    return (len(word) > 4 and word.endswith(_VERBAL_ENDINGS)) or word in _IRREGULAR_PARTICIPLES
+
+
+def _left_phrase(sentence: str, end: int) -> tuple[int, str] | None:
+    """The noun phrase ending at `end` (a parenthesis just before it skipped): back to a
+    boundary, at most MAX_WORDS words, leading articles dropped."""
+    head = sentence[:end].rstrip()
+    if head.endswith(")") and "(" in head:
+        head = head[: head.rindex("(")].rstrip()
+    cut = max((m.end() for m in _PUNCTUATION.finditer(head)), default=0)
+    tokens = list(re.finditer(r"\S+", head[cut:]))
+    kept = []
+    for match in reversed(tokens):
+        if match.group(0).lower() in _BOUNDARY_WORDS:
+            break
+        kept.insert(0, match)
+    while kept and kept[0].group(0).lower() in _LEADING:
+        kept = kept[1:]
+    if not kept or len(kept) > MAX_WORDS or kept[-1].group(0).lower().endswith("ly"):
+        return None
+    return cut + kept[0].start(), head[cut + kept[0].start() : cut + kept[-1].end()]

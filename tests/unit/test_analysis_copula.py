@@ -1,0 +1,88 @@
+"""The copula reader: which side of "is / known as / also called" answers a question."""
+
+from __future__ import annotations
+
+import pytest
+
+from conflictdesk.analysis.claims import _matches, answer_spans, passage_answer
+from conflictdesk.analysis.copula import copular_answer
+
+
+def read(sentence: str, query: str) -> str | None:
+    found = copular_answer(sentence, query, _matches)
+    if found is not None:
+        start, surface = found
+        assert sentence[start : start + len(surface)] == surface
+    return None if found is None else found[1]
+
+
+@pytest.mark.parametrize(
+    ("query", "sentence", "answer"),
+    [
+        # the subject holds the question's words: the predicate answers
+        ("What is the main binding agent of tarn mortar?",
+         "The main binding agent is slaked lime (calcium hydroxide).", "slaked lime"),
+        # the predicate holds them: the subject answers, a parenthesis before the copula skipped
+        ("What is the national tree of Ostrava?",
+         "Locally, the Linden (Tilia cordata) is now the national tree of Ostrava, by decree.",
+         "Linden"),
+        ("A rock that floats on water is known as?",
+         "A rock light enough to float on water is known as pumice.", "pumice"),
+        ("A loan repaid in grain was called?",
+         "Loans repaid in grain were also called corn bonds because they were settled at harvest.",
+         "corn bonds"),
+        # a tie (one shared word each side) goes to the predicate, which says more
+        ("What is the occupation of R. Quell?",
+         "Rina Quell is a Danish occupational therapist who lives in Aarhus.",
+         "Danish occupational therapist"),
+    ],
+)  # fmt: skip
+def test_the_side_without_the_questions_words_answers(query, sentence, answer):
+    assert read(sentence, query) == answer
+
+
+@pytest.mark.parametrize(
+    ("query", "sentence"),
+    [
+        ("What is the main binding agent of tarn mortar?", "It is a beautiful old town."),
+        ("What is the main binding agent of tarn mortar?", "The harbour is closed in winter."),
+        ("What is the main binding agent of tarn mortar?", "The binding agent is it."),
+        ("What is the main binding agent of tarn mortar?", "The binding agent is, oddly, rare."),
+    ],
+)
+def test_no_answer_without_the_questions_words_or_with_a_pronoun(query, sentence):
+    assert read(sentence, query) is None
+
+
+def test_a_long_predicate_is_no_noun_phrase():
+    sentence = "The binding agent is finely ground grey volcanic mineral powder residue."
+    assert read(sentence, "What is the binding agent of tarn mortar?") is None
+
+
+def test_any_questions_prefer_the_stated_answer_over_the_nearest_name():
+    query = "What is the national tree of Ostrava?"
+    sentence = "In Moravia, the Linden is the national tree of Ostrava."
+    spans = answer_spans(sentence, "any", query)
+    assert [s[2] for s in spans if s[3] == "phrase"] == ["Linden"]
+    key, surface, kind, _ = passage_answer(query, "any", [sentence])
+    assert (surface, kind) == ("Linden", "phrase")
+    # the same words read as a name share the name's key, so passages group together
+    assert key == "ent:linden"
+
+
+def test_questions_of_a_kind_read_no_phrases():
+    query = "Who planted the national tree of Ostrava?"
+    sentence = "The national tree of Ostrava is a linden planted by Jana Brod."
+    assert all(s[3] != "phrase" for s in answer_spans(sentence, "entity", query))
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The binding agent was listed as secret for years.",
+        "The binding agent is located near the kiln.",
+        "The binding agent is actually sold by the sack.",
+    ],
+)
+def test_a_verb_after_the_copula_is_no_answer(sentence):
+    assert read(sentence, "What is the binding agent of tarn mortar?") is None
