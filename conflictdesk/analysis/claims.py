@@ -234,7 +234,8 @@ def answer_spans(
     lone adjective of nationality ("American", "Canadian-born": `vocabulary.NATIONALITIES`)
     and no lone weekday or month. A question of no particular kind also reads the answer a
     copula states ("The final electron acceptor is oxygen", "X is now the state flower of
-    Y": `copula.copular_answer`) as a "phrase" span, keyed as the name it may also be.
+    Y": `copula.copular_answer`) as a "phrase" span, unless a span of another kind lies
+    within it ("is about 415 K": the number).
     Keys normalise surfaces: dates by ISO value, numbers by value, entities by
     `names.answer_key` (case, possessive, articles, punctuation and a legal suffix dropped:
     "Vorrel's", "the Vorrel" and "Vorrel Ltd" are one answer).
@@ -281,16 +282,34 @@ def answer_spans(
                 spans.append((start, f"ent:{names.answer_key(surface)}", surface, "entity"))
     if kind == "any":
         phrase = copular_answer(sentence, query, _matches)
-        if phrase is not None:
+        if phrase is not None and not _within(spans, phrase):
             start, surface = phrase
-            same = [s for s in spans if s[0] == start and s[2] == surface]
-            key = same[0][1] if same else f"phr:{names.answer_key(surface)}"
-            spans = [s for s in spans if s not in same] + [(start, key, surface, "phrase")]
+            spans.append((start, f"phr:{names.answer_key(surface)}", surface, "phrase"))
     return sorted(spans)
+
+
+def _within(
+    spans: Sequence[tuple[int, str, str, str]], phrase: tuple[int, str]
+) -> list[tuple[int, str, str, str]]:
+    """The spans that stand for the phrase (start, surface): a date or number inside it
+    ("about 415 K"), a name that is all of it ("Lake Orm"), the phrase's own span; not a
+    name inside a longer phrase ("American" of "a former American water polo player")."""
+    start, end = phrase[0], phrase[0] + len(phrase[1])
+    inside = [s for s in spans if start <= s[0] and s[0] + len(s[2]) <= end]
+    return [s for s in inside if s[3] != "entity" or (s[0], s[2]) == phrase]
 
 
 _WHO_OR_WHERE = _wordset("who whom whose where")
 _QUALIFIER = re.compile(r"([A-Za-z]+)(?:-[a-z]+)?")
+
+
+# a passive's agent: "written by X", "a song by the band X" (up to four words between)
+_AGENT = re.compile(r"\bby\s+(?:[\w'\-]+\s+){0,4}$", re.IGNORECASE)
+
+
+def _asks_who(query: str) -> bool:
+    """Whether the question asks who did something ("who", "whom", "by whom")."""
+    return any(w in ("who", "whom") for w in vocab.words(query.lower())[:3])
 
 
 def _asks_who_or_where(query: str) -> bool:
@@ -370,8 +389,9 @@ def passage_answer(
 ) -> tuple[str, str, str, str] | None:
     """(key, surface, kind, sentence) of the passage's answer: in the most query-relevant
     sentence holding a span of the kind asked for (the key sentence itself for sentence
-    answers; `measured` as `answer_spans`): the answer a copula states there, else the span
-    nearest the question's words; None when no sentence holds one."""
+    answers; `measured` as `answer_spans`): the answer a copula states there (a span within
+    it), else for who-questions a passive's agent ("written by X"), else the span nearest
+    the question's words; None when no sentence holds one."""
     if kind == "sentence":
         return f"sent:{tx.normalise_span(ranked[0])}", ranked[0], "sentence", ranked[0]
     for sentence in ranked:
@@ -379,7 +399,10 @@ def passage_answer(
             continue
         spans = answer_spans(sentence, kind, query, known_capitals, measured)
         if spans:
-            stated = [span for span in spans if span[3] == "phrase"]
+            phrase = copular_answer(sentence, query, _matches) if kind == "any" else None
+            stated = _within(spans, phrase) if phrase else []
+            if not stated and _asks_who(query):
+                stated = [span for span in spans if _AGENT.search(sentence[: span[0]])]
             chosen = stated[0] if stated else nearest_span(sentence, spans, query)
             _, key, surface, span_kind = chosen
             return key, surface, span_kind, sentence

@@ -5,8 +5,10 @@ A question that asks "what is the A of B?" without asking for a date, a number o
 answered, in text, by a sentence that equates the question's phrase with the answer: one
 side of "is / are / was / were / is called / known as / also called" holds the question's
 words, the other side the answer. The answer is the side that shares fewer of the question's
-words, provided the other side shares at least one (the sentence is about the question's
-phrase); on a tie the predicate (right) side answers. Each side is cut to its noun phrase:
+words, provided the other side names the attribute the question asks for ("boiling point"
+in "What is the boiling point of X?"; for other questions, a word outside its capitalised
+names), so the sentence is about that attribute — "X is a colourless liquid" describes X,
+it does not answer; on a tie the predicate (right) side answers. Each side is cut to its noun phrase:
 the right side ends at punctuation, a relative or subordinating word or a preposition other
 than "of"; the left side starts after the last such boundary before the copula, skipping a
 parenthesis just before it ("Palash (Butea monosperma) is ..."). Rule-based and
@@ -18,6 +20,12 @@ import re
 from collections.abc import Callable
 
 from conflictdesk import vocabulary as vocab
+from conflictdesk.analysis import text as tx
+
+
+def _wordset(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
 
 _COPULA = re.compile(
     r"\b(?:(?:is|are|was|were)(?:\s+(?:now|also|still|often|commonly|usually|generally))?"
@@ -26,194 +34,38 @@ _COPULA = re.compile(
     re.IGNORECASE,
 )
 # words that end a noun phrase (the article-less, preposition-less core of either side)
-_BOUNDARY_WORDS = frozenset(
-    [
-        "who",
-        "whom",
-        "whose",
-        "which",
-        "that",
-        "because",
-        "when",
-        "where",
-        "while",
-        "since",
-        "although",
-        "though",
-        "if",
-        "unless",
-        "than",
-        "as",
-        "and",
-        "but",
-        "or",
-        "nor",
-        "so",
-        "yet",
-        "in",
-        "on",
-        "at",
-        "by",
-        "with",
-        "from",
-        "for",
-        "to",
-        "into",
-        "onto",
-        "over",
-        "under",
-        "after",
-        "before",
-        "during",
-        "about",
-        "against",
-        "between",
-        "through",
-        "without",
-        "within",
-        "via",
-        "per",
-        "near",
-        "off",
-        "across",
-        "along",
-        "around",
-        "behind",
-        "beside",
-        "beyond",
-        "inside",
-        "outside",
-        "toward",
-        "towards",
-        "upon",
-        "among",
-        "amid",
-        "throughout",
-        "like",
-        "unlike",
-        "despite",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "has",
-        "have",
-        "had",
-        "do",
-        "does",
-        "did",
-        "will",
-        "would",
-        "can",
-        "could",
-        "should",
-        "may",
-        "might",
-        "must",
-        "not",
-    ]
+_BOUNDARY_WORDS = _wordset(
+    "who whom whose which that because when where while since although though if "
+    "unless than as and but or nor so yet in on at by with from for to into onto "
+    "over under after before during about against between through without within via "
+    "per near off across along around behind beside beyond inside outside toward "
+    "towards upon among amid throughout like unlike despite is are was were be been "
+    "being has have had do does did will would can could should may might must not"
 )
-_LEADING = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "its",
-        "their",
-        "his",
-        "her",
-        "our",
-        "your",
-        "this",
-        "that",
-        "these",
-        "those",
-    ]
+_LEADING = _wordset("a an the its their his her our your this that these those")
+_PRONOUNS = _wordset("it they he she this that these those there which who what one")
+_COPULAS = _wordset("is are was were")
+# nouns that ask what class the subject belongs to ("What is the profession of X?"): "X is
+# a <noun phrase>" answers them, where it does not answer "What is the boiling point of X?"
+_CLASS_NOUNS = _wordset(
+    "profession occupation job trade type kind sort genre category class species breed "
+    "role nationality medium form style religion"
 )
-_PRONOUNS = frozenset(
-    [
-        "it",
-        "they",
-        "he",
-        "she",
-        "this",
-        "that",
-        "these",
-        "those",
-        "there",
-        "which",
-        "who",
-        "what",
-        "one",
-    ]
-)
+_WHICH = _wordset("what which")
+# words that end the attribute a question asks for ("the boiling point | of X")
+_ATTRIBUTE_END = _BOUNDARY_WORDS | _wordset("of 's s")
 # a lone participle or gerund after the copula is a verb phrase, not an answer ("is located
 # near", "was listed as", "is based on", "was born in")
 _VERBAL_ENDINGS = ("ed", "ing")
-_IRREGULAR_PARTICIPLES = frozenset(
-    [
-        "born",
-        "built",
-        "made",
-        "known",
-        "held",
-        "written",
-        "sung",
-        "taken",
-        "given",
-        "found",
-        "seen",
-        "done",
-        "gone",
-        "become",
-        "begun",
-        "run",
-        "won",
-        "lost",
-        "led",
-        "shown",
-        "grown",
-        "drawn",
-        "kept",
-        "left",
-        "sold",
-        "told",
-        "thought",
-        "brought",
-        "bought",
-        "caught",
-        "taught",
-        "meant",
-        "set",
-        "put",
-        "spent",
-        "sent",
-        "paid",
-        "laid",
-        "struck",
-        "hung",
-        "worn",
-        "torn",
-        "sworn",
-        "chosen",
-        "spoken",
-        "broken",
-        "stolen",
-        "frozen",
-        "driven",
-        "ridden",
-        "risen",
-        "fallen",
-        "eaten",
-        "beaten",
-        "forgotten",
-        "hidden",
-    ]
+_IRREGULAR_PARTICIPLES = _wordset(
+    "born built made known held written sung taken given found seen done gone become "
+    "begun run won lost led shown grown drawn kept left sold told thought brought "
+    "bought caught taught meant set put spent sent paid laid struck hung worn torn "
+    "sworn chosen spoken broken stolen frozen driven ridden risen fallen eaten "
+    "beaten forgotten hidden"
 )
-_PUNCTUATION = re.compile(r"[,;:.!?()\[\]\"“”—–]|\s-\s")
+# punctuation that ends a phrase; a decimal point or a thousands separator does not
+_PUNCTUATION = re.compile(r"[;:!?()\[\]\"“”—–]|[.,](?!\d)|\s-\s")
 MAX_WORDS = 6
 
 
@@ -225,6 +77,12 @@ def copular_answer(
     query_words = set(vocab.content_words(query))
     if not query_words:
         return None
+    names = {w for name in tx.entities(query) for w in vocab.content_words(name)}
+    attribute = asked_attribute(query)
+    if attribute & _CLASS_NOUNS:  # "X is a water polo player" states X's profession
+        relation = query_words
+    else:
+        relation = attribute or (query_words - names) or query_words
     for copula in _COPULA.finditer(sentence):
         left = _left_phrase(sentence, copula.start())
         right = _right_phrase(sentence, copula.end())
@@ -233,14 +91,37 @@ def copular_answer(
         shared_left = _shared(left[1], query_words, matches)
         shared_right = _shared(right[1], query_words, matches)
         if shared_right > shared_left and shared_right > 0:
-            answer = left
+            answer, anchor = left, right
         elif shared_left > 0:
-            answer = right
+            answer, anchor = right, left
         else:
             continue
+        if not _shared(anchor[1], relation, matches):
+            continue  # "X is a liquid" describes X, not the boiling point asked for
         if _is_answer(answer[1], query_words, matches):
             return answer
     return None
+
+
+def asked_attribute(query: str) -> set[str]:
+    """The content words of the attribute a "what/which" question asks for: "boiling point"
+    in "What is the boiling point of X?", "profession" in "What is X's profession?",
+    "instrument" in "What instrument does X play?"; empty for other questions."""
+    words = vocab.words(query.lower())
+    if len(words) < 2 or words[0] not in _WHICH:
+        return set()
+    if words[1] in _COPULAS:
+        rest = words[2:]
+        owner = [i for i, w in enumerate(rest) if w.endswith(("'s", "s'"))]
+        rest = rest[owner[-1] + 1 :] if owner else rest
+    else:
+        rest = words[1:]
+    attribute = []
+    for word in rest:
+        if word in _ATTRIBUTE_END and attribute:
+            break
+        attribute.append(word)
+    return {w for w in attribute if w not in vocab.STOPWORDS and w not in _LEADING}
 
 
 def _shared(phrase: str, query_words: set[str], matches: Callable[[str, set[str]], bool]) -> int:
@@ -266,8 +147,9 @@ def _right_phrase(sentence: str, start: int) -> tuple[int, str] | None:
     tail = tail[: cut.start()] if cut else tail
     tokens: list[re.Match[str]] = []
     for match in re.finditer(r"\S+", tail):
-        if match.group(0).lower() in _BOUNDARY_WORDS and tokens:
-            break
+        word = match.group(0)
+        if tokens and (word.lower() in _BOUNDARY_WORDS or _verbal(word)):
+            break  # "a blocker | used to ...", "a liquid | which ..."
         tokens.append(match)
     if not tokens or tokens[0].group(0).lower().endswith("ly"):
         return None  # "is actually played by"

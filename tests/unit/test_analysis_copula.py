@@ -31,10 +31,9 @@ def read(sentence: str, query: str) -> str | None:
         ("A loan repaid in grain was called?",
          "Loans repaid in grain were also called corn bonds because they were settled at harvest.",
          "corn bonds"),
-        # a tie (one shared word each side) goes to the predicate, which says more
+        # a tie (a relation word each side) goes to the predicate, which says more
         ("What is the occupation of R. Quell?",
-         "Rina Quell is a Danish occupational therapist who lives in Aarhus.",
-         "Danish occupational therapist"),
+         "Her occupation is an occupational therapist, in Aarhus.", "occupational therapist"),
     ],
 )  # fmt: skip
 def test_the_side_without_the_questions_words_answers(query, sentence, answer):
@@ -54,6 +53,15 @@ def test_no_answer_without_the_questions_words_or_with_a_pronoun(query, sentence
     assert read(sentence, query) is None
 
 
+def test_a_description_of_the_subject_does_not_answer_for_its_attribute():
+    # the question's name is on one side, but not the attribute it asks for
+    assert read("Tarnol is a colourless liquid.", "What is the boiling point of Tarnol?") is None
+    assert read("Rina Quell is a Danish therapist.", "What is the birthplace of R. Quell?") is None
+    # a question for the subject's class is answered by its description
+    assert read("Rina Quell is a Danish therapist.", "What is the occupation of R. Quell?") == (
+        "Danish therapist")  # fmt: skip
+
+
 def test_a_long_predicate_is_no_noun_phrase():
     sentence = "The binding agent is finely ground grey volcanic mineral powder residue."
     assert read(sentence, "What is the binding agent of tarn mortar?") is None
@@ -62,12 +70,24 @@ def test_a_long_predicate_is_no_noun_phrase():
 def test_any_questions_prefer_the_stated_answer_over_the_nearest_name():
     query = "What is the national tree of Ostrava?"
     sentence = "In Moravia, the Linden is the national tree of Ostrava."
-    spans = answer_spans(sentence, "any", query)
-    assert [s[2] for s in spans if s[3] == "phrase"] == ["Linden"]
     key, surface, kind, _ = passage_answer(query, "any", [sentence])
-    assert (surface, kind) == ("Linden", "phrase")
-    # the same words read as a name share the name's key, so passages group together
-    assert key == "ent:linden"
+    # the stated answer is a name: the name's span (and key) answers, not "Moravia"
+    assert (key, surface, kind) == ("ent:linden", "Linden", "entity")
+    assert all(s[3] != "phrase" for s in answer_spans(sentence, "any", query))
+
+
+def test_a_stated_answer_of_no_kind_is_a_phrase_and_a_kind_within_it_answers():
+    query = "What is the main binding agent of tarn mortar?"
+    stated = "In 1990 the main binding agent was slaked lime."
+    assert passage_answer(query, "any", [stated])[1:3] == ("slaked lime", "phrase")
+    measured = "In 1990 the main binding agent was about 12.5 kg of lime, per sack."
+    assert passage_answer(query, "any", [measured])[1:3] == ("12.5 kg", "number")
+
+
+def test_who_questions_read_a_passives_agent():
+    query = "Who wrote the song Grey Harbour?"
+    sentence = "Grey Harbour, a ballad from Tessel, was written by the folk singer Ana Brill."
+    assert passage_answer(query, "entity", [sentence])[1] == "Ana Brill"
 
 
 def test_questions_of_a_kind_read_no_phrases():
@@ -86,3 +106,10 @@ def test_questions_of_a_kind_read_no_phrases():
 )
 def test_a_verb_after_the_copula_is_no_answer(sentence):
     assert read(sentence, "What is the binding agent of tarn mortar?") is None
+
+
+def test_a_name_inside_a_stated_class_does_not_stand_for_it():
+    query = "What is the profession of R. Quell?"
+    sentence = "Rina Quell (born 1961) is a former Danish occupational therapist."
+    assert passage_answer(query, "any", [sentence])[1:3] == (
+        "former Danish occupational therapist", "phrase")  # fmt: skip
