@@ -42,7 +42,7 @@ from typing import Protocol
 from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import names
 from conflictdesk.analysis import text as tx
-from conflictdesk.analysis.copula import copular_answer
+from conflictdesk.analysis.copula import copular_answer, verbal
 from conflictdesk.analysis.dates import FULL_MONTHS, MONTHS, find_calendar, find_dates
 from conflictdesk.analysis.dimensions import NUMBER_WORDS, asked_dimension, fits, number_word_value
 from conflictdesk.analysis.quantities import merge_same_quantities
@@ -304,7 +304,17 @@ _QUALIFIER = re.compile(r"([A-Za-z]+)(?:-[a-z]+)?")
 
 
 # a passive's agent: "written by X", "a song by the band X" (up to four words between)
-_AGENT = re.compile(r"\bby\s+(?:[\w'\-]+\s+){0,4}$", re.IGNORECASE)
+_AGENT = re.compile(r"(\S+)\s+by\s+(?:[\w'\-]+\s+){0,4}$", re.IGNORECASE)
+
+
+def _agents(
+    sentence: str, spans: Sequence[tuple[int, str, str, str]]
+) -> list[tuple[int, str, str, str]]:
+    """The spans that are a passive's agent ("written by X", "a song by the band X"), those
+    after a participle first: in "Song by Band was written by X", X wrote it."""
+    found = [(span, _AGENT.search(sentence[: span[0]])) for span in spans]
+    agents = [(span, match) for span, match in found if match]
+    return [span for span, match in sorted(agents, key=lambda a: not verbal(a[1].group(1)))]
 
 
 def _asks_who(query: str) -> bool:
@@ -402,7 +412,7 @@ def passage_answer(
             phrase = copular_answer(sentence, query, _matches) if kind == "any" else None
             stated = _within(spans, phrase) if phrase else []
             if not stated and _asks_who(query):
-                stated = [span for span in spans if _AGENT.search(sentence[: span[0]])]
+                stated = _agents(sentence, spans)
             chosen = stated[0] if stated else nearest_span(sentence, spans, query)
             _, key, surface, span_kind = chosen
             return key, surface, span_kind, sentence

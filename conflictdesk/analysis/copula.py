@@ -54,7 +54,7 @@ _CLASS_NOUNS = _wordset(
 _WHICH = _wordset("what which")
 # words that end the attribute a question asks for ("the boiling point | of X")
 _ATTRIBUTE_END = _BOUNDARY_WORDS | _wordset("of 's s")
-# a lone participle or gerund after the copula is a verb phrase, not an answer ("is located
+# a participle or gerund right after the copula is a verb phrase, not an answer ("is located
 # near", "was listed as", "is based on", "was born in")
 _VERBAL_ENDINGS = ("ed", "ing")
 _IRREGULAR_PARTICIPLES = _wordset(
@@ -106,16 +106,19 @@ def copular_answer(
 def asked_attribute(query: str) -> set[str]:
     """The content words of the attribute a "what/which" question asks for: "boiling point"
     in "What is the boiling point of X?", "profession" in "What is X's profession?",
-    "instrument" in "What instrument does X play?"; empty for other questions."""
+    "instrument" in "What instrument does X play?", "vitamin" in "Deficiency of which vitamin
+    causes X?"; empty for other questions."""
     words = vocab.words(query.lower())
-    if len(words) < 2 or words[0] not in _WHICH:
+    at = next((i for i, w in enumerate(words) if w in _WHICH), None)
+    if at is None or at + 1 >= len(words):
         return set()
+    words = words[at:]
     if words[1] in _COPULAS:
         rest = words[2:]
         owner = [i for i, w in enumerate(rest) if w.endswith(("'s", "s'"))]
         rest = rest[owner[-1] + 1 :] if owner else rest
-    else:
-        rest = words[1:]
+    else:  # "what/which <noun> <verb> ...": the noun, perhaps with a modifier
+        rest = words[1:3]
     attribute = []
     for word in rest:
         if word in _ATTRIBUTE_END and attribute:
@@ -148,13 +151,13 @@ def _right_phrase(sentence: str, start: int) -> tuple[int, str] | None:
     tokens: list[re.Match[str]] = []
     for match in re.finditer(r"\S+", tail):
         word = match.group(0)
-        if tokens and (word.lower() in _BOUNDARY_WORDS or _verbal(word)):
+        if not tokens and verbal(word):
+            return None  # a passive ("is offered free", "was listed as"), not a noun phrase
+        if tokens and (word.lower() in _BOUNDARY_WORDS or verbal(word)):
             break  # "a blocker | used to ...", "a liquid | which ..."
         tokens.append(match)
     if not tokens or tokens[0].group(0).lower().endswith("ly"):
         return None  # "is actually played by"
-    if len(tokens) == 1 and _verbal(tokens[0].group(0)):
-        return None  # "was listed as", "is located near", "is based on"
     while tokens and tokens[0].group(0).lower() in _LEADING:
         tokens = tokens[1:]
     if not tokens or len(tokens) > MAX_WORDS:
@@ -163,7 +166,7 @@ def _right_phrase(sentence: str, start: int) -> tuple[int, str] | None:
     return start + first.start(), tail[first.start() : last.end()]
 
 
-def _verbal(word: str) -> bool:
+def verbal(word: str) -> bool:
     """A participle or gerund ("listed", "located", "born", "being"); short words ending
     so ("red", "king") are not."""
     word = word.lower()

@@ -21,7 +21,7 @@ def read(sentence: str, query: str) -> str | None:
     [
         # the subject holds the question's words: the predicate answers
         ("What is the main binding agent of tarn mortar?",
-         "The main binding agent is slaked lime (calcium hydroxide).", "slaked lime"),
+         "The main binding agent is burnt lime (calcium oxide).", "burnt lime"),
         # the predicate holds them: the subject answers, a parenthesis before the copula skipped
         ("What is the national tree of Ostrava?",
          "Locally, the Linden (Tilia cordata) is now the national tree of Ostrava, by decree.",
@@ -62,6 +62,11 @@ def test_a_description_of_the_subject_does_not_answer_for_its_attribute():
         "Danish therapist")  # fmt: skip
 
 
+def test_a_wh_phrase_inside_the_question_names_the_attribute():
+    query = "Deficiency of which vitamin causes Harl's glossitis?"
+    assert read("Harl's glossitis is inflammation of the tongue.", query) is None
+
+
 def test_a_long_predicate_is_no_noun_phrase():
     sentence = "The binding agent is finely ground grey volcanic mineral powder residue."
     assert read(sentence, "What is the binding agent of tarn mortar?") is None
@@ -78,8 +83,8 @@ def test_any_questions_prefer_the_stated_answer_over_the_nearest_name():
 
 def test_a_stated_answer_of_no_kind_is_a_phrase_and_a_kind_within_it_answers():
     query = "What is the main binding agent of tarn mortar?"
-    stated = "In 1990 the main binding agent was slaked lime."
-    assert passage_answer(query, "any", [stated])[1:3] == ("slaked lime", "phrase")
+    stated = "In 1990 the main binding agent was burnt lime."
+    assert passage_answer(query, "any", [stated])[1:3] == ("burnt lime", "phrase")
     measured = "In 1990 the main binding agent was about 12.5 kg of lime, per sack."
     assert passage_answer(query, "any", [measured])[1:3] == ("12.5 kg", "number")
 
@@ -102,6 +107,7 @@ def test_questions_of_a_kind_read_no_phrases():
         "The binding agent was listed as secret for years.",
         "The binding agent is located near the kiln.",
         "The binding agent is actually sold by the sack.",
+        "The binding agent is offered free to members.",
     ],
 )
 def test_a_verb_after_the_copula_is_no_answer(sentence):
@@ -113,3 +119,9 @@ def test_a_name_inside_a_stated_class_does_not_stand_for_it():
     sentence = "Rina Quell (born 1961) is a former Danish occupational therapist."
     assert passage_answer(query, "any", [sentence])[1:3] == (
         "former Danish occupational therapist", "phrase")  # fmt: skip
+
+
+def test_the_agent_after_a_participle_answers_before_a_nouns():
+    query = "Who wrote the song Grey Harbour?"
+    sentence = "Grey Harbour by the Tessel Four was written by Ana Brill and Obed Rask."
+    assert passage_answer(query, "entity", [sentence])[1] == "Ana Brill and Obed Rask"
