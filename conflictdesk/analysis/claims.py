@@ -304,17 +304,19 @@ _QUALIFIER = re.compile(r"([A-Za-z]+)(?:-[a-z]+)?")
 
 
 # a passive's agent: "written by X", "a song by the band X" (up to four words between)
-_AGENT = re.compile(r"(\S+)\s+by\s+(?:[\w'\-]+\s+){0,4}$", re.IGNORECASE)
+_AGENT = re.compile(r"(\S+)\s+by\s+(?:[\w'.\-]+\s+){0,4}$", re.IGNORECASE)
 
 
 def _agents(
-    sentence: str, spans: Sequence[tuple[int, str, str, str]]
+    sentence: str, spans: Sequence[tuple[int, str, str, str]], query: str
 ) -> list[tuple[int, str, str, str]]:
-    """The spans that are a passive's agent ("written by X", "a song by the band X"), those
-    after a participle first: in "Song by Band was written by X", X wrote it."""
-    found = [(span, _AGENT.search(sentence[: span[0]])) for span in spans]
-    agents = [(span, match) for span, match in found if match]
-    return [span for span, match in sorted(agents, key=lambda a: not verbal(a[1].group(1)))]
+    """The spans that are a passive's agent ("written by X", "a novel by M. T. X"), those
+    after a participle first (in "Song by Band was written by X", X wrote it), then the
+    nearest to the question's words."""
+    agents = [(i, m) for i, span in enumerate(spans) if (m := _AGENT.search(sentence[: span[0]]))]
+    distances = span_distances(sentence, spans, query) or [0] * len(spans)
+    ranked = sorted(agents, key=lambda a: (not verbal(a[1].group(1)), distances[a[0]], a[0]))
+    return [spans[i] for i, _ in ranked]
 
 
 def _asks_who(query: str) -> bool:
@@ -412,7 +414,7 @@ def passage_answer(
             phrase = copular_answer(sentence, query, _matches) if kind == "any" else None
             stated = _within(spans, phrase) if phrase else []
             if not stated and _asks_who(query):
-                stated = _agents(sentence, spans)
+                stated = _agents(sentence, spans, query)
             chosen = stated[0] if stated else nearest_span(sentence, spans, query)
             _, key, surface, span_kind = chosen
             return key, surface, span_kind, sentence

@@ -125,3 +125,11 @@ def test_the_agent_after_a_participle_answers_before_a_nouns():
     query = "Who wrote the song Grey Harbour?"
     sentence = "Grey Harbour by the Tessel Four was written by Ana Brill and Obed Rask."
     assert passage_answer(query, "entity", [sentence])[1] == "Ana Brill and Obed Rask"
+
+
+def test_the_agent_nearest_the_questions_words_answers_and_initials_are_read():
+    query = "Who wrote the novel Grey Harbour?"
+    sentence = (
+        "The shortlist includes Grey Harbour by A. B. Brill and Gaunt Hill, stories by Piet Rask."
+    )
+    assert "Brill" in passage_answer(query, "entity", [sentence])[1]
