@@ -319,6 +319,51 @@ def _agents(
     return [spans[i] for i, _ in ranked]
 
 
+_DEATH_WORDS = _wordset("die died dies death dead")
+# the end of a lifespan in parentheses: "(1684 – 2 December 1716)", "(born ...; died ...)"
+_LIFESPAN_END = re.compile(r"\([^()]*(?:[–—-]|\bdied?)\s*$")
+
+
+def _asks_death(query: str) -> bool:
+    return any(w in _DEATH_WORDS for w in vocab.words(query.lower()))
+
+
+def _doers(
+    sentence: str, spans: Sequence[tuple[int, str, str, str]], query: str
+) -> list[tuple[int, str, str, str]]:
+    """For "Who <verb> ...?": the span just before the question's verb in the sentence, an
+    appositive or relative clause between allowed ("X, the actress who played Y"), no other
+    span between; the first such."""
+    verb = _question_verb(query)
+    if verb is None:
+        return []
+    found = []
+    for match in vocab.WORD.finditer(sentence):
+        if not _matches(match.group(0), {verb}):
+            continue
+        before = [s for s in spans if s[0] + len(s[2]) <= match.start()]
+        if before and match.start() - (before[-1][0] + len(before[-1][2])) <= DOER_GAP:
+            found.append(before[-1])
+    return found
+
+
+DOER_GAP = 40  # characters between the doer and its verb ("X, the actress who played")
+
+
+def _question_verb(query: str) -> str | None:
+    """The main verb of "Who <verb> ...?" ("played" in "Who played X in Y?"; the word after
+    an auxiliary: "won" in "Who has won X?"), lower-cased; None for "Who is X?"."""
+    words = vocab.words(query.lower())
+    if not words or words[0] not in ("who", "whom"):
+        return None
+    rest = words[1:]
+    while rest and rest[0] in AUXILIARIES:
+        rest = rest[1:]
+    if not rest or rest[0] in vocab.STOPWORDS or len(words) - len(rest) > 2:
+        return None
+    return rest[0]
+
+
 def _asks_who(query: str) -> bool:
     """Whether the question asks who did something ("who", "whom", "by whom")."""
     return any(w in ("who", "whom") for w in vocab.words(query.lower())[:3])
@@ -402,8 +447,10 @@ def passage_answer(
     """(key, surface, kind, sentence) of the passage's answer: in the most query-relevant
     sentence holding a span of the kind asked for (the key sentence itself for sentence
     answers; `measured` as `answer_spans`): the answer a copula states there (a span within
-    it), else for who-questions a passive's agent ("written by X"), else the span nearest
-    the question's words; None when no sentence holds one."""
+    it); for a death question the end of a lifespan ("(1684 – 2 December 1716)"); for
+    who-questions a passive's agent ("written by X") or the doer of the question's verb
+    ("X, the actress who played Y"); else the span nearest the question's words; None when
+    no sentence holds one."""
     if kind == "sentence":
         return f"sent:{tx.normalise_span(ranked[0])}", ranked[0], "sentence", ranked[0]
     for sentence in ranked:
@@ -413,8 +460,10 @@ def passage_answer(
         if spans:
             phrase = copular_answer(sentence, query, _matches) if kind == "any" else None
             stated = _within(spans, phrase) if phrase else []
+            if not stated and kind == "date" and _asks_death(query):
+                stated = [span for span in spans if _LIFESPAN_END.search(sentence[: span[0]])]
             if not stated and _asks_who(query):
-                stated = _agents(sentence, spans, query)
+                stated = _agents(sentence, spans, query) or _doers(sentence, spans, query)
             chosen = stated[0] if stated else nearest_span(sentence, spans, query)
             _, key, surface, span_kind = chosen
             return key, surface, span_kind, sentence

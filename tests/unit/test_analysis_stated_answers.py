@@ -1,4 +1,5 @@
-"""The copula reader: which side of "is / known as / also called" answers a question."""
+"""Answers a sentence states: a copula's other side, a passive's agent, the doer of the
+question's verb, the end of a lifespan."""
 
 from __future__ import annotations
 
@@ -133,3 +134,18 @@ def test_the_agent_nearest_the_questions_words_answers_and_initials_are_read():
         "The shortlist includes Grey Harbour by A. B. Brill and Gaunt Hill, stories by Piet Rask."
     )
     assert "Brill" in passage_answer(query, "entity", [sentence])[1]
+
+
+def test_who_questions_read_the_doer_before_the_questions_verb():
+    query = "Who played the ferryman in Grey Harbour?"
+    sentence = "Ana Brill, the actress who played the ferryman opposite Piet Rask, has died."
+    assert passage_answer(query, "entity", [sentence])[1] == "Ana Brill"
+    # no doer for "Who is ...?" questions: the nearest span answers as before
+    assert passage_answer("Who is the ferryman?", "entity", ["Piet Rask met the ferryman."])[1] == (
+        "Piet Rask")  # fmt: skip
+
+
+def test_death_questions_read_the_end_of_a_lifespan():
+    sentence = "Ana Brill (3 May 1901 – 2 December 1966) was a Tessel ferry pilot."
+    assert passage_answer("When did Ana Brill die?", "date", [sentence])[1] == "2 December 1966"
+    assert passage_answer("When was Ana Brill born?", "date", [sentence])[1] == "3 May 1901"
