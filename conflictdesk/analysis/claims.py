@@ -319,6 +319,23 @@ def _agents(
     return [spans[i] for i, _ in ranked]
 
 
+def _counted_noun(query: str) -> str | None:
+    """The word after "how many" ("buildings" in "How many buildings are in X?")."""
+    words = vocab.words(query.lower())
+    for i in range(len(words) - 2):
+        if words[i] == "how" and words[i + 1] == "many" and words[i + 2] not in vocab.STOPWORDS:
+            return words[i + 2]
+    return None
+
+
+def _counts(sentence: str, span: tuple[int, str, str, str], counted: str) -> bool:
+    """Whether the number span is followed, within three words, by the counted noun ("150
+    contributing buildings" for "how many buildings")."""
+    after = sentence[span[0] + len(span[2]) :]
+    words = vocab.words(after)[:3]
+    return any(_matches(word, {counted}) for word in words)
+
+
 _DEATH_WORDS = _wordset("die died dies death dead")
 # the end of a lifespan in parentheses: "(1684 – 2 December 1716)", "(born ...; died ...)"
 _LIFESPAN_END = re.compile(r"\([^()]*(?:[–—-]|\bdied?)\s*$")
@@ -447,7 +464,8 @@ def passage_answer(
     """(key, surface, kind, sentence) of the passage's answer: in the most query-relevant
     sentence holding a span of the kind asked for (the key sentence itself for sentence
     answers; `measured` as `answer_spans`): the answer a copula states there (a span within
-    it); for a death question the end of a lifespan ("(1684 – 2 December 1716)"); for
+    it); for "how many <noun>" the number before that noun ("150 contributing buildings");
+    for a death question the end of a lifespan ("(1684 – 2 December 1716)"); for
     who-questions a passive's agent ("written by X") or the doer of the question's verb
     ("X, the actress who played Y"); else the span nearest the question's words; None when
     no sentence holds one."""
@@ -460,6 +478,8 @@ def passage_answer(
         if spans:
             phrase = copular_answer(sentence, query, _matches) if kind == "any" else None
             stated = _within(spans, phrase) if phrase else []
+            if not stated and kind == "number" and (counted := _counted_noun(query)):
+                stated = [span for span in spans if _counts(sentence, span, counted)]
             if not stated and kind == "date" and _asks_death(query):
                 stated = [span for span in spans if _LIFESPAN_END.search(sentence[: span[0]])]
             if not stated and _asks_who(query):

@@ -149,3 +149,9 @@ def test_death_questions_read_the_end_of_a_lifespan():
     sentence = "Ana Brill (3 May 1901 – 2 December 1966) was a Tessel ferry pilot."
     assert passage_answer("When did Ana Brill die?", "date", [sentence])[1] == "2 December 1966"
     assert passage_answer("When was Ana Brill born?", "date", [sentence])[1] == "3 May 1901"
+
+
+def test_how_many_questions_read_the_number_before_the_counted_noun():
+    query = "How many buildings are in the Tessel historic district?"
+    sentence = "It holds 150 contributing buildings, 3 sites and 1 object."
+    assert passage_answer(query, "number", [sentence])[1] == "150"

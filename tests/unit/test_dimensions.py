@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from conflictdesk.analysis import dimensions as dim
 from conflictdesk.analysis.claims import answer_spans, frame_query
 from conflictdesk.types import Passage
+
+NUMBER = re.compile(r"[\d,.]*\d%?")
 
 
 @pytest.mark.parametrize(
@@ -134,3 +138,17 @@ def test_every_unit_quantities_converts_reads_as_its_dimension() -> None:
     for unit, dimension in UNIT_DIMENSIONS.items():
         text = f"about 7 {unit} in all"
         assert dim.span_dimension(text, 6, 7) == dimension, unit
+
+
+def test_a_population_is_a_count():
+    assert dim.asked_dimension("What is the population of Tessel?") == dim.COUNT
+    text = "Of 17,289 people, 28.7% are over 65; density 139.8 people per square mile; 1.2 million"
+    found = {m.group(0): dim.fits(dim.COUNT, text, *m.span()) for m in NUMBER.finditer(text)}
+    assert found == {"17,289": True, "28.7%": False, "65": True, "139.8": False, "1.2": True}
+
+
+def test_a_count_is_whole_or_scaled_and_no_rate():
+    assert dim.is_count("about 41.172464 north", 6, 15) is False
+    assert dim.is_count("2.4 million visitors", 0, 3) is True
+    assert dim.is_count("8 deaths per 1,000 births", 0, 1) is False
+    assert dim.is_count("61 per cent of voters", 0, 2) is True  # a percentage: its unit decides
