@@ -258,6 +258,8 @@ def answer_spans(
             value = re.match(r"[\d,]+(?:\.\d+)?", surface)
             if kind == "number" and measured and not fits(asked, remainder, *match.span()):
                 continue
+            if _reference_mark(remainder, *match.span()):
+                continue
             if value and surface.lower() not in query_l:
                 key = f"num:{value.group(0).replace(',', '')}"
                 spans.append((match.start(), key, surface, "number"))
@@ -286,6 +288,11 @@ def answer_spans(
             start, surface = phrase
             spans.append((start, f"phr:{names.answer_key(surface)}", surface, "phrase"))
     return sorted(spans)
+
+
+def _reference_mark(text: str, start: int, end: int) -> bool:
+    """A citation mark such as "[1]" or "[ 12 ]": a number in square brackets."""
+    return bool(re.search(r"\[\s*$", text[:start]) and re.match(r"\s*\]", text[end:]))
 
 
 def _within(

@@ -155,3 +155,9 @@ def test_how_many_questions_read_the_number_before_the_counted_noun():
     query = "How many buildings are in the Tessel historic district?"
     sentence = "It holds 150 contributing buildings, 3 sites and 1 object."
     assert passage_answer(query, "number", [sentence])[1] == "150"
+
+
+def test_a_citation_mark_is_no_number():
+    sentence = "Per the census [ 1 ], Tessel had a population of 40,147 [2]."
+    spans = answer_spans(sentence, "number", "What is the population of Tessel?")
+    assert [s[2] for s in spans] == ["40,147"]
