@@ -352,6 +352,24 @@ def _asks_death(query: str) -> bool:
     return any(w in _DEATH_WORDS for w in vocab.words(query.lower()))
 
 
+_BIRTH_WORDS = _wordset("born birth birthday birthdate")
+
+
+def _asks_birth(query: str) -> bool:
+    return any(w in _BIRTH_WORDS for w in vocab.words(query.lower()))
+
+
+def _in_lifespan(sentence: str, span: tuple[int, str, str, str]) -> bool:
+    """Whether the span lies in parentheses that hold a range of dates, a lifespan after a
+    name ("Ralph Cole (June 12, 1914 – September 2, 1999)")."""
+    opened = sentence.rfind("(", 0, span[0])
+    closed = sentence.find(")", span[0])
+    if opened < 0 or closed < 0 or ")" in sentence[opened : span[0]]:
+        return False
+    inside = sentence[opened + 1 : closed]
+    return bool(re.search(r"\d\s*[–—-]\s*\S", inside)) and len(find_dates(inside)) >= 2
+
+
 def _doers(
     sentence: str, spans: Sequence[tuple[int, str, str, str]], query: str
 ) -> list[tuple[int, str, str, str]]:
@@ -489,6 +507,9 @@ def passage_answer(
                 stated = [span for span in spans if _counts(sentence, span, counted)]
             if not stated and kind == "date" and _asks_death(query):
                 stated = [span for span in spans if _LIFESPAN_END.search(sentence[: span[0]])]
+            elif kind == "date" and not _asks_birth(query):
+                # a lifespan's dates answer only birth and death questions
+                spans = [s for s in spans if not _in_lifespan(sentence, s)] or spans
             if not stated and _asks_who(query):
                 stated = _agents(sentence, spans, query) or _doers(sentence, spans, query)
             chosen = stated[0] if stated else nearest_span(sentence, spans, query)

@@ -161,3 +161,9 @@ def test_a_citation_mark_is_no_number():
     sentence = "Per the census [ 1 ], Tessel had a population of 40,147 [2]."
     spans = answer_spans(sentence, "number", "What is the population of Tessel?")
     assert [s[2] for s in spans] == ["40,147"]
+
+
+def test_a_lifespan_answers_only_birth_and_death_questions():
+    sentence = "Ana Brill (3 May 1901 – 2 December 1966) was elected mayor of Tessel in 1948."
+    assert passage_answer("When was Ana Brill elected mayor?", "date", [sentence])[1] == "1948"
+    assert passage_answer("When was Ana Brill born?", "date", [sentence])[1] == "3 May 1901"
