@@ -245,6 +245,8 @@ def answer_spans(
     remainder = sentence
     for found in find_dates(sentence):
         remainder = remainder.replace(found.span, " " * len(found.span))
+        if _PAGE_STAMP.search(sentence[: found.start]):
+            continue  # "Retrieved 31 December 2024": when a page was read, not an answer
         if kind in ("date", "any") and found.span.lower() not in query_l:
             spans.append((found.start, f"date:{found.iso()}", found.span, "date"))
     if kind == "date" and not spans:  # a date with a year answers before a yearless one
@@ -288,6 +290,12 @@ def answer_spans(
             start, surface = phrase
             spans.append((start, f"phr:{names.answer_key(surface)}", surface, "phrase"))
     return sorted(spans)
+
+
+# a web page's own dates: when it was retrieved, archived, accessed, edited or modified
+_PAGE_STAMP = re.compile(
+    r"\b(?:retrieved|archived|accessed|edited|last\s+modified)(?:\s+\w+){0,2}\s*$", re.IGNORECASE
+)
 
 
 def _reference_mark(text: str, start: int, end: int) -> bool:

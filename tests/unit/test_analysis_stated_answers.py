@@ -167,3 +167,10 @@ def test_a_lifespan_answers_only_birth_and_death_questions():
     sentence = "Ana Brill (3 May 1901 – 2 December 1966) was elected mayor of Tessel in 1948."
     assert passage_answer("When was Ana Brill elected mayor?", "date", [sentence])[1] == "1948"
     assert passage_answer("When was Ana Brill born?", "date", [sentence])[1] == "3 May 1901"
+
+
+def test_a_pages_own_dates_are_no_answers():
+    query = "When was the album Grey Harbour released?"
+    for stamp in ("Retrieved 31 December 2024.", "This page was last edited on 20 February 2025."):
+        assert answer_spans(stamp, "date", query) == []
+    assert answer_spans("Released 4 May 1987.", "date", query)[0][2] == "4 May 1987"
