@@ -42,7 +42,7 @@ from typing import Protocol
 from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import names
 from conflictdesk.analysis import text as tx
-from conflictdesk.analysis.copula import copular_answer, verbal
+from conflictdesk.analysis.copula import copular_answer, same_verb, verbal
 from conflictdesk.analysis.dates import FULL_MONTHS, MONTHS, find_calendar, find_dates
 from conflictdesk.analysis.dimensions import NUMBER_WORDS, asked_dimension, fits, number_word_value
 from conflictdesk.analysis.quantities import merge_same_quantities
@@ -323,15 +323,24 @@ _AGENT = re.compile(r"(\S+)\s+by\s+(?:[\w'.\-]+\s+){0,4}$", re.IGNORECASE)
 
 
 def _agents(
-    sentence: str, spans: Sequence[tuple[int, str, str, str]], query: str
+    sentence: str, spans: Sequence[tuple[int, str, str, str]], query: str, *, by_verb: bool
 ) -> list[tuple[int, str, str, str]]:
-    """The spans that are a passive's agent ("written by X", "a novel by M. T. X"), those
-    after a participle first (in "Song by Band was written by X", X wrote it), then the
-    nearest to the question's words."""
-    agents = [(i, m) for i, span in enumerate(spans) if (m := _AGENT.search(sentence[: span[0]]))]
+    """The spans that are a passive's agent ("written by X", "a novel by M. T. X"), nearest
+    the question's words first. With `by_verb`, those after the participle of the
+    question's verb ("written by" for "Who wrote"); otherwise those after a noun or another
+    participle, the noun's first ("a song by the band X" before "directed by Y")."""
+    verb = _question_verb(query)
+    agents = []
+    for i, span in enumerate(spans):
+        match = _AGENT.search(sentence[: span[0]])
+        if match is None:
+            continue
+        word = match.group(1).lower()
+        same = verb is not None and same_verb(word, verb)
+        if same == by_verb:
+            agents.append((verbal(word), i))
     distances = span_distances(sentence, spans, query) or [0] * len(spans)
-    ranked = sorted(agents, key=lambda a: (not verbal(a[1].group(1)), distances[a[0]], a[0]))
-    return [spans[i] for i, _ in ranked]
+    return [spans[i] for _, i in sorted(agents, key=lambda a: (a[0], distances[a[1]], a[1]))]
 
 
 def _counted_noun(query: str) -> str | None:
@@ -389,12 +398,26 @@ def _doers(
         return []
     found = []
     for match in vocab.WORD.finditer(sentence):
-        if not _matches(match.group(0), {verb}):
+        if not same_verb(match.group(0).lower(), verb):
             continue
         before = [s for s in spans if s[0] + len(s[2]) <= match.start()]
         if before and match.start() - (before[-1][0] + len(before[-1][2])) <= DOER_GAP:
             found.append(before[-1])
     return found
+
+
+_ACTING = _wordset("play plays played playing portray portrays portrayed voice voices voiced")
+_CAST_AS = re.compile(r"^\s*(?:\w+\s+)?as\b")
+
+
+def _cast(
+    sentence: str, spans: Sequence[tuple[int, str, str, str]], query: str
+) -> list[tuple[int, str, str, str]]:
+    """For "Who plays / played / voices <role>?": the name followed by "as" ("starring Y as
+    the judge", "Y stars as Joy"), the actor of a cast list."""
+    if not _ACTING & set(vocab.words(query.lower())):
+        return []
+    return [s for s in spans if _CAST_AS.match(sentence[s[0] + len(s[2]) :])]
 
 
 DOER_GAP = 40  # characters between the doer and its verb ("X, the actress who played")
@@ -499,8 +522,10 @@ def passage_answer(
     answers; `measured` as `answer_spans`): the answer a copula states there (a span within
     it); for "how many <noun>" the number before that noun ("150 contributing buildings");
     for a death question the end of a lifespan ("(1684 – 2 December 1716)"); for
-    who-questions a passive's agent ("written by X") or the doer of the question's verb
-    ("X, the actress who played Y"); else the span nearest the question's words; None when
+    who-questions a passive's agent of the question's verb ("written by X" for "Who
+    wrote"), an actor named before "as" ("stars X as Y" for "Who plays Y"), the doer of
+    the question's verb ("X, the actress who played Y"), another passive's agent ("a song
+    by X"); else the span nearest the question's words; None when
     no sentence holds one."""
     if kind == "sentence":
         return f"sent:{tx.normalise_span(ranked[0])}", ranked[0], "sentence", ranked[0]
@@ -519,7 +544,12 @@ def passage_answer(
                 # a lifespan's dates answer only birth and death questions
                 spans = [s for s in spans if not _in_lifespan(sentence, s)] or spans
             if not stated and _asks_who(query):
-                stated = _agents(sentence, spans, query) or _doers(sentence, spans, query)
+                stated = (
+                    _agents(sentence, spans, query, by_verb=True)
+                    or _cast(sentence, spans, query)
+                    or _doers(sentence, spans, query)
+                    or _agents(sentence, spans, query, by_verb=False)
+                )
             chosen = stated[0] if stated else nearest_span(sentence, spans, query)
             _, key, surface, span_kind = chosen
             return key, surface, span_kind, sentence

@@ -191,3 +191,37 @@ def _left_phrase(sentence: str, end: int) -> tuple[int, str] | None:
     if not kept or len(kept) > MAX_WORDS or kept[-1].group(0).lower().endswith("ly"):
         return None
     return cut + kept[0].start(), head[cut + kept[0].start() : cut + kept[-1].end()]
+
+
+# the forms of common irregular English verbs (base, past, participle), for matching a
+# question's verb ("wrote") to a passive's participle ("written by")
+_IRREGULAR_FORMS = (
+    "write wrote written", "sing sang sung", "draw drew drawn", "build built", "make made",
+    "lead led", "take took taken", "give gave given", "find found", "buy bought",
+    "teach taught", "speak spoke spoken", "choose chose chosen", "begin began begun",
+    "win won", "hold held", "run ran", "think thought", "bring brought", "do did done",
+    "see saw seen", "know knew known", "grow grew grown", "throw threw thrown",
+    "fly flew flown", "drive drove driven", "ride rode ridden", "steal stole stolen",
+    "break broke broken", "eat ate eaten", "fall fell fallen", "forget forgot forgotten",
+    "hide hid hidden", "beat beaten", "get got gotten", "shoot shot", "sell sold",
+    "tell told", "pay paid", "lay laid", "strike struck", "wear wore worn", "tear tore torn",
+    "swear swore sworn", "freeze froze frozen", "rise rose risen", "catch caught",
+    "fight fought", "seek sought", "lose lost", "send sent", "spend spent", "feel felt",
+    "keep kept", "leave left", "meet met", "set", "put", "cut", "hit", "read", "found",
+    "become became", "come came", "go went gone", "have has had", "say said",
+    "show showed shown", "sew sewed sewn", "bear bore born borne", "found founded",
+)  # fmt: skip
+_LEMMA = {form: forms.split()[0] for forms in _IRREGULAR_FORMS for form in forms.split()}
+
+
+def same_verb(word: str, verb: str) -> bool:
+    """Whether two lower-case words are forms of one verb: an irregular pair ("wrote",
+    "written") or a shared stem of four letters or more ("directed", "directs")."""
+    if _LEMMA.get(word, word) == _LEMMA.get(verb, verb) and (word in _LEMMA or verb in _LEMMA):
+        return True
+    stem = 0
+    for a, b in zip(word, verb, strict=False):
+        if a != b:
+            break
+        stem += 1
+    return stem >= 4 and stem >= min(len(word), len(verb)) - 3

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conflictdesk.analysis.claims import _matches, answer_spans, passage_answer
-from conflictdesk.analysis.copula import copular_answer
+from conflictdesk.analysis.copula import copular_answer, same_verb
 
 
 def read(sentence: str, query: str) -> str | None:
@@ -174,3 +174,18 @@ def test_a_pages_own_dates_are_no_answers():
     for stamp in ("Retrieved 31 December 2024.", "This page was last edited on 20 February 2025."):
         assert answer_spans(stamp, "date", query) == []
     assert answer_spans("Released 4 May 1987.", "date", query)[0][2] == "4 May 1987"
+
+
+def test_who_plays_questions_read_the_name_before_as():
+    query = "Who plays the ferryman in Grey Harbour?"
+    sentence = "Directed by Piet Rask, Grey Harbour stars Ana Brill as the ferryman."
+    assert passage_answer(query, "entity", [sentence])[1] == "Ana Brill"
+
+
+@pytest.mark.parametrize(
+    ("word", "verb", "same"),
+    [("written", "wrote", True), ("sung", "sang", True), ("directed", "direct", True),
+     ("played", "plays", True), ("performed", "sang", False), ("painted", "printed", False)],
+)  # fmt: skip
+def test_forms_of_one_verb(word, verb, same):
+    assert same_verb(word, verb) is same
