@@ -42,7 +42,7 @@ from typing import Protocol
 from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import names
 from conflictdesk.analysis import text as tx
-from conflictdesk.analysis.copula import copular_answer, same_verb, verbal
+from conflictdesk.analysis.copula import asked_attribute, copular_answer, same_verb, verbal
 from conflictdesk.analysis.dates import FULL_MONTHS, MONTHS, find_calendar, find_dates
 from conflictdesk.analysis.dimensions import NUMBER_WORDS, asked_dimension, fits, number_word_value
 from conflictdesk.analysis.quantities import merge_same_quantities
@@ -191,7 +191,10 @@ def _subject_end(rest: list[str], *, copula: bool) -> int:
 
 
 def answer_kind(query: str) -> str:
-    """ "date" | "number" | "entity" | "sentence" | "any": what a wh-question asks for."""
+    """ "date" | "number" | "entity" | "sentence" | "any": what a wh-question asks for. A
+    "what is the <attribute> of X?" question asks for a date when its attribute is one ("the
+    birth date"), for a number when it names a measure (`dimensions.asked_dimension`: "the
+    length", "the total population")."""
     lowered = " ".join(vocab.words(query))
     padded = f" {lowered} "
     if any(f" {phrase} " in padded for phrase in NUMBER_PHRASES):
@@ -202,7 +205,17 @@ def answer_kind(query: str) -> str:
         return "sentence"
     if lowered.startswith(ENTITY_PREFIXES):
         return "entity"
-    return "sentence" if asks_description(query) else "any"
+    if asks_description(query):
+        return "sentence"
+    attribute = asked_attribute(query)  # "What is the birth date of X?", "the length of X"
+    if attribute & _DATE_ATTRIBUTES:
+        return "date"
+    if attribute and asked_dimension(query) is not None:
+        return "number"
+    return "any"
+
+
+_DATE_ATTRIBUTES = _wordset("date birthdate birthday year")
 
 
 def asks_description(query: str) -> bool:

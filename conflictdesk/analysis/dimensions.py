@@ -90,6 +90,7 @@ _ASKED: tuple[tuple[tuple[str, ...], str], ...] = (
     (("cost",), MONEY), (("costs",), MONEY), (("price",), MONEY), (("fee",), MONEY),
     (("fees",), MONEY), (("fine",), MONEY), (("penalty",), MONEY), (("salary",), MONEY),
     (("wage",), MONEY), (("worth",), MONEY), (("revenue",), MONEY), (("budget",), MONEY),
+    (("income",), MONEY),
 )
 # fmt: on
 

@@ -201,7 +201,7 @@ def test_what_is_followed_by_the_subject_asks_for_a_description():
     assert answer_kind("What is brellium used for in engines?") == "sentence"
     assert answer_kind("What is brellium?") == "sentence"
     assert answer_kind("What is the density of brellium?") == "any"
-    assert answer_kind("What is Tarnwick's population?") == "any"
+    assert answer_kind("What is Tarnwick's population?") == "number"  # a measure (a count)
 
 
 def test_any_kind_answers_take_the_span_most_passages_share():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conflictdesk.analysis.claims import _matches, answer_spans, passage_answer
+from conflictdesk.analysis.claims import _matches, answer_kind, answer_spans, passage_answer
 from conflictdesk.analysis.copula import copular_answer, same_verb
 
 
@@ -189,3 +189,17 @@ def test_who_plays_questions_read_the_name_before_as():
 )  # fmt: skip
 def test_forms_of_one_verb(word, verb, same):
     assert same_verb(word, verb) is same
+
+
+@pytest.mark.parametrize(
+    ("query", "kind"),
+    [
+        ("What is the estimated total population of Tessel?", "number"),
+        ("What is the length of the Grey river?", "number"),
+        ("What is the median income for a family in Tessel?", "number"),
+        ("What is the birth date of Ana Brill?", "date"),
+        ("What is the national tree of Tessel?", "any"),
+    ],
+)
+def test_an_attribute_that_measures_or_dates_sets_the_kind(query, kind):
+    assert answer_kind(query) == kind
