@@ -1,5 +1,6 @@
 """Answers stated by a copula: "The final electron acceptor is oxygen", "X is now the state
-flower of Y", "is known as matter", "also called masala bonds".
+flower of Y", "is known as matter", "also called masala bonds"; and by a labelled field,
+"State Flower: Palash".
 
 A question that asks "what is the A of B?" without asking for a date, a number or a name is
 answered, in text, by a sentence that equates the question's phrase with the answer: one
@@ -7,12 +8,16 @@ side of "is / are / was / were / is called / known as / also called" holds the q
 words, the other side the answer. The answer is the side that shares fewer of the question's
 words, provided the other side names the attribute the question asks for ("boiling point"
 in "What is the boiling point of X?"; for other questions, a word outside its capitalised
-names), so the sentence is about that attribute — "X is a colourless liquid" describes X,
-it does not answer; on a tie the predicate (right) side answers. Each side is cut to its noun phrase:
-the right side ends at punctuation, a relative or subordinating word or a preposition other
-than "of"; the left side starts after the last such boundary before the copula, skipping a
-parenthesis just before it ("Palash (Butea monosperma) is ..."). Rule-based and
-language-general: no word list names any document's content."""
+names), so the sentence is about that attribute: "X is a colourless liquid" describes X, it
+does not answer. A question for the subject's class (its profession, genre, type, ...) is
+the exception: "X is a water polo player" answers it. On a tie the predicate (right) side
+answers. Each side is cut to its noun phrase: the right side ends at punctuation, a
+relative or subordinating word, a preposition other than "of" or a participle, and does not
+start with one (a passive: "is located near"); the left side starts after the last such
+boundary before the copula, skipping a parenthesis just before it ("Palash (Butea
+monosperma) is ..."). A field whose label names the attribute states its value the same way
+(`labelled_value`). Rule-based and language-general: the word lists are English grammar
+(boundaries, participles, class nouns), none names any document's content."""
 
 from __future__ import annotations
 
@@ -65,7 +70,7 @@ _IRREGULAR_PARTICIPLES = _wordset(
     "beaten forgotten hidden"
 )
 # punctuation that ends a phrase; a decimal point or a thousands separator does not
-_PUNCTUATION = re.compile(r"[;:!?()\[\]\"“”—–]|[.,](?!\d)|\s-\s")
+_PUNCTUATION = re.compile(r"[;:!?()\[\]\"“”—–·•|]|[.,](?!\d)|\s-\s")
 MAX_WORDS = 6
 
 
@@ -100,6 +105,34 @@ def copular_answer(
             continue  # "X is a liquid" describes X, not the boiling point asked for
         if _is_answer(answer[1], query_words, matches):
             return answer
+    return labelled_value(sentence, attribute, matches)
+
+
+# "Label: value" fields of an infobox or a fact list, separated by "·", "|", "•" or ";"
+_FIELD = re.compile(r"([^:·|•;\n]{1,40}?)\s*:\s*((?:(?<=\d):(?=\d)|[^:·|•;\n]){1,80})")
+
+
+def labelled_value(
+    sentence: str, attribute: set[str], matches: Callable[[str, set[str]], bool]
+) -> tuple[int, str] | None:
+    """(start, surface) of the value of a field whose label is the attribute asked for
+    ("State Flower: Palash · State Dance: ..." for "What is the state flower of X?"); a
+    field running into the next label ("Sport: Ice Hockey Club: ...") loses that label's
+    last word. None when no label names every attribute word."""
+    if not attribute:
+        return None
+    for field in _FIELD.finditer(sentence):
+        label = vocab.content_words(field.group(1))[-4:]
+        if not label or not all(any(matches(w, {a}) for w in label) for a in attribute):
+            continue
+        value = field.group(2)
+        words = list(re.finditer(r"\S+", value))
+        if field.end() < len(sentence) and sentence[field.end()] == ":" and len(words) > 1:
+            words = words[:-1]  # the next field's label
+        if not words or len(words) > MAX_WORDS:
+            continue
+        start = field.start(2) + words[0].start()
+        return start, sentence[start : field.start(2) + words[-1].end()].rstrip(",.")
     return None
 
 

@@ -203,3 +203,13 @@ def test_forms_of_one_verb(word, verb, same):
 )
 def test_an_attribute_that_measures_or_dates_sets_the_kind(query, kind):
     assert answer_kind(query) == kind
+
+
+def test_a_fields_label_names_the_attribute():
+    query = "What is the national tree of Tessel?"
+    facts = "Tessel symbols · National Bird: Grey Heron · National Tree: Linden · Motto: Onward"
+    assert read(facts, query) == "Linden"
+    card = "Born 1901 Sport: Ice Hockey Club: Tessel Harbour"
+    assert read(card, "What sport is Ana Brill associated with?") == "Ice Hockey"
+    assert read("Opening time: 10:30 daily", "What is the opening time of the ferry?") == (
+        "10:30 daily")  # fmt: skip
