@@ -248,7 +248,7 @@ def answer_spans(
     and no lone weekday or month. A question of no particular kind also reads the answer a
     copula states ("The final electron acceptor is oxygen", "X is now the state flower of
     Y": `copula.copular_answer`) as a "phrase" span, unless a span of another kind lies
-    within it ("is about 415 K": the number).
+    within it ("is about 12.5 kg": the number).
     Keys normalise surfaces: dates by ISO value, numbers by value, entities by
     `names.answer_key` (case, possessive, articles, punctuation and a legal suffix dropped:
     "Vorrel's", "the Vorrel" and "Vorrel Ltd" are one answer).
@@ -320,7 +320,7 @@ def _within(
     spans: Sequence[tuple[int, str, str, str]], phrase: tuple[int, str]
 ) -> list[tuple[int, str, str, str]]:
     """The spans that stand for the phrase (start, surface): a date or number inside it
-    ("about 415 K"), a name that is all of it ("Lake Orm"), the phrase's own span; not a
+    ("about 12.5 kg"), a name that is all of it ("Lake Tarn"), the phrase's own span; not a
     name inside a longer phrase ("American" of "a former American water polo player")."""
     start, end = phrase[0], phrase[0] + len(phrase[1])
     inside = [s for s in spans if start <= s[0] and s[0] + len(s[2]) <= end]

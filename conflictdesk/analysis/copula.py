@@ -8,7 +8,7 @@ side of "is / are / was / were / is called / known as / also called" holds the q
 words, the other side the answer. The answer is the side that shares fewer of the question's
 words, provided the other side names the attribute the question asks for ("boiling point"
 in "What is the boiling point of X?"; for other questions, a word outside its capitalised
-names), so the sentence is about that attribute: "X is a colourless liquid" describes X, it
+names), so the sentence is about that attribute: "X is a soft grey metal" describes X, it
 does not answer. A question for the subject's class (its profession, genre, type, ...) is
 the exception: "X is a water polo player" answers it. On a tie the predicate (right) side
 answers. Each side is cut to its noun phrase: the right side ends at punctuation, a
@@ -102,7 +102,7 @@ def copular_answer(
         else:
             continue
         if not _shared(anchor[1], relation, matches):
-            continue  # "X is a liquid" describes X, not the boiling point asked for
+            continue  # "X is a metal" describes X, not the boiling point asked for
         if _is_answer(answer[1], query_words, matches):
             return answer
     return labelled_value(sentence, attribute, matches)
@@ -187,7 +187,7 @@ def _right_phrase(sentence: str, start: int) -> tuple[int, str] | None:
         if not tokens and verbal(word):
             return None  # a passive ("is offered free", "was listed as"), not a noun phrase
         if tokens and (word.lower() in _BOUNDARY_WORDS or verbal(word)):
-            break  # "a blocker | used to ...", "a liquid | which ..."
+            break  # "a tool | used to ...", "a metal | which ..."
         tokens.append(match)
     if not tokens or tokens[0].group(0).lower().endswith("ly"):
         return None  # "is actually played by"

@@ -56,7 +56,7 @@ def test_no_answer_without_the_questions_words_or_with_a_pronoun(query, sentence
 
 def test_a_description_of_the_subject_does_not_answer_for_its_attribute():
     # the question's name is on one side, but not the attribute it asks for
-    assert read("Tarnol is a colourless liquid.", "What is the boiling point of Tarnol?") is None
+    assert read("Tarnol is a soft grey metal.", "What is the boiling point of Tarnol?") is None
     assert read("Rina Quell is a Danish therapist.", "What is the birthplace of R. Quell?") is None
     # a question for the subject's class is answered by its description
     assert read("Rina Quell is a Danish therapist.", "What is the occupation of R. Quell?") == (
@@ -64,8 +64,8 @@ def test_a_description_of_the_subject_does_not_answer_for_its_attribute():
 
 
 def test_a_wh_phrase_inside_the_question_names_the_attribute():
-    query = "Deficiency of which vitamin causes Harl's glossitis?"
-    assert read("Harl's glossitis is inflammation of the tongue.", query) is None
+    query = "Deficiency of which mineral causes Harl's syndrome?"
+    assert read("Harl's syndrome is a weakness of the knees.", query) is None
 
 
 def test_a_long_predicate_is_no_noun_phrase():
