@@ -205,6 +205,12 @@ def answer_kind(query: str) -> str:
         return "sentence"
     if lowered.startswith(ENTITY_PREFIXES):
         return "entity"
+    if any(f" {phrase} " in padded for phrase in _DATE_PHRASES):  # "... in which year?"
+        return "date"
+    if re.search(r" (?:which|what) \w+ ", padded) and not lowered.startswith(("what", "which")):
+        return "entity"  # "X is spoken in which state?"
+    if lowered.endswith(" by"):
+        return "entity"  # "X was written by?": who did it
     if asks_description(query):
         return "sentence"
     attribute = asked_attribute(query)  # "What is the birth date of X?", "the length of X"
@@ -215,6 +221,7 @@ def answer_kind(query: str) -> str:
     return "any"
 
 
+_DATE_PHRASES = ("what year", "which year", "what date", "which date")
 _DATE_ATTRIBUTES = _wordset("date birthdate birthday year")
 
 
@@ -320,7 +327,7 @@ def _within(
     spans: Sequence[tuple[int, str, str, str]], phrase: tuple[int, str]
 ) -> list[tuple[int, str, str, str]]:
     """The spans that stand for the phrase (start, surface): a date or number inside it
-    ("about 12.5 kg"), a name that is all of it ("Lake Tarn"), the phrase's own span; not a
+    ("about 12.5 kg"), a name that is all of it ("Lake Victoria"), the phrase's own span; not a
     name inside a longer phrase ("American" of "a former American water polo player")."""
     start, end = phrase[0], phrase[0] + len(phrase[1])
     inside = [s for s in spans if start <= s[0] and s[0] + len(s[2]) <= end]
@@ -438,8 +445,11 @@ DOER_GAP = 40  # characters between the doer and its verb ("X, the actress who p
 
 def _question_verb(query: str) -> str | None:
     """The main verb of "Who <verb> ...?" ("played" in "Who played X in Y?"; the word after
-    an auxiliary: "won" in "Who has won X?"), lower-cased; None for "Who is X?"."""
+    an auxiliary: "won" in "Who has won X?"; "written" in "X was written by?"),
+    lower-cased; None for "Who is X?"."""
     words = vocab.words(query.lower())
+    if len(words) > 1 and words[-1] == "by":  # "X was written by?"
+        return words[-2]
     if not words or words[0] not in ("who", "whom"):
         return None
     rest = words[1:]
@@ -451,8 +461,10 @@ def _question_verb(query: str) -> str | None:
 
 
 def _asks_who(query: str) -> bool:
-    """Whether the question asks who did something ("who", "whom", "by whom")."""
-    return any(w in ("who", "whom") for w in vocab.words(query.lower())[:3])
+    """Whether the question asks who did something ("who", "whom", "by whom", "X was
+    written by?")."""
+    words = vocab.words(query.lower())
+    return any(w in ("who", "whom") for w in words[:3]) or words[-1:] == ["by"]
 
 
 def _asks_who_or_where(query: str) -> bool:

@@ -199,6 +199,9 @@ def test_forms_of_one_verb(word, verb, same):
         ("What is the median income for a family in Tessel?", "number"),
         ("What is the birth date of Ana Brill?", "date"),
         ("What is the national tree of Tessel?", "any"),
+        ("Tesselish is spoken in which province?", "entity"),
+        ("The ferry first sailed in which year?", "date"),
+        ("The ballad Grey Harbour was written by?", "entity"),
     ],
 )
 def test_an_attribute_that_measures_or_dates_sets_the_kind(query, kind):
@@ -213,3 +216,9 @@ def test_a_fields_label_names_the_attribute():
     assert read(card, "What sport is Ana Brill associated with?") == "Ice Hockey"
     assert read("Opening time: 10:30 daily", "What is the opening time of the ferry?") == (
         "10:30 daily")  # fmt: skip
+
+
+def test_a_question_ending_in_by_asks_for_the_agent():
+    query = "The ballad Grey Harbour was written by?"
+    sentence = "Sung by Piet Rask, Grey Harbour was written by Ana Brill in 1931."
+    assert passage_answer(query, "entity", [sentence])[1] == "Ana Brill"
