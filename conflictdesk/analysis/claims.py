@@ -216,7 +216,7 @@ def answer_kind(query: str) -> str:
     attribute = asked_attribute(query)  # "What is the birth date of X?", "the length of X"
     if attribute & _DATE_ATTRIBUTES:
         return "date"
-    if attribute and asked_dimension(query) is not None:
+    if attribute and asked_dimension(" ".join(sorted(attribute))) is not None:
         return "number"
     return "any"
 
@@ -370,6 +370,25 @@ def _counted_noun(query: str) -> str | None:
         if words[i] == "how" and words[i + 1] == "many" and words[i + 2] not in vocab.STOPWORDS:
             return words[i + 2]
     return None
+
+
+ATTRIBUTE_REACH = 30  # characters from the attribute's last word to its value
+
+
+def _after_attribute(
+    sentence: str, spans: Sequence[tuple[int, str, str, str]], attribute: set[str]
+) -> list[tuple[int, str, str, str]]:
+    """The first span within ATTRIBUTE_REACH characters after a mention of the attribute
+    asked for ("a total population of 66,495, of whom 35,048 were men" for "What is the
+    total population of X?"): a value follows what it measures."""
+    if not attribute:
+        return []
+    ends = [m.end() for m in vocab.WORD.finditer(sentence) if _matches(m.group(0), attribute)]
+    for end in ends:
+        after = [s for s in spans if 0 <= s[0] - end <= ATTRIBUTE_REACH]
+        if after:
+            return after[:1]
+    return []
 
 
 def _counts(sentence: str, span: tuple[int, str, str, str], counted: str) -> bool:
@@ -545,7 +564,9 @@ def passage_answer(
     """(key, surface, kind, sentence) of the passage's answer: in the most query-relevant
     sentence holding a span of the kind asked for (the key sentence itself for sentence
     answers; `measured` as `answer_spans`): the answer a copula states there (a span within
-    it); for "how many <noun>" the number before that noun ("150 contributing buildings");
+    it); for "how many <noun>" the number before that noun ("150 contributing buildings"),
+    for another number question the value right after its attribute ("a total population
+    of 66,495");
     for a death question the end of a lifespan ("(1684 – 2 December 1716)"); for
     who-questions a passive's agent of the question's verb ("written by X" for "Who
     wrote"), an actor named before "as" ("stars X as Y" for "Who plays Y"), the doer of
@@ -563,6 +584,8 @@ def passage_answer(
             stated = _within(spans, phrase) if phrase else []
             if not stated and kind == "number" and (counted := _counted_noun(query)):
                 stated = [span for span in spans if _counts(sentence, span, counted)]
+            if not stated and kind == "number":
+                stated = _after_attribute(sentence, spans, asked_attribute(query))
             if not stated and kind == "date" and _asks_death(query):
                 stated = [span for span in spans if _LIFESPAN_END.search(sentence[: span[0]])]
             elif kind == "date" and not _asks_birth(query):

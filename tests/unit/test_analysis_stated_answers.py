@@ -199,6 +199,7 @@ def test_forms_of_one_verb(word, verb, same):
         ("What is the median income for a family in Tessel?", "number"),
         ("What is the birth date of Ana Brill?", "date"),
         ("What is the national tree of Tessel?", "any"),
+        ("What is the si unit of the time period?", "any"),  # the attribute is a unit
         ("Tesselish is spoken in which province?", "entity"),
         ("The ferry first sailed in which year?", "date"),
         ("The ballad Grey Harbour was written by?", "entity"),
@@ -222,3 +223,9 @@ def test_a_question_ending_in_by_asks_for_the_agent():
     query = "The ballad Grey Harbour was written by?"
     sentence = "Sung by Piet Rask, Grey Harbour was written by Ana Brill in 1931."
     assert passage_answer(query, "entity", [sentence])[1] == "Ana Brill"
+
+
+def test_a_measure_reads_the_value_right_after_its_attribute():
+    query = "What is the total population of Tessel?"
+    sentence = "The census gave a total population of 66,495, of whom 35,048 were men; 13,962 were under 6."
+    assert passage_answer(query, "number", [sentence])[1] == "66,495"
