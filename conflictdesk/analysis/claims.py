@@ -372,6 +372,30 @@ def _counted_noun(query: str) -> str | None:
     return None
 
 
+def _date_event(query: str) -> str | None:
+    """The event a "when" question dates: its last word when that is a verb form
+    ("established" in "When was X established?", "die" in "When did X die?"), not a name."""
+    tokens = query.strip().rstrip("?").split()
+    words = vocab.words(query.lower())
+    if len(words) < 3 or words[0] != "when" or not tokens or tokens[-1][:1].isupper():
+        return None
+    last = words[-1]
+    return None if last in vocab.STOPWORDS else last
+
+
+def _after_verb(
+    sentence: str, spans: Sequence[tuple[int, str, str, str]], verb: str
+) -> list[tuple[int, str, str, str]]:
+    """The first span within ATTRIBUTE_REACH characters after a form of `verb` ("was
+    established on 2 December 1848", "died in 1716")."""
+    ends = [m.end() for m in vocab.WORD.finditer(sentence) if same_verb(m.group(0).lower(), verb)]
+    for end in ends:
+        after = [s for s in spans if 0 <= s[0] - end <= ATTRIBUTE_REACH]
+        if after:
+            return after[:1]
+    return []
+
+
 ATTRIBUTE_REACH = 30  # characters from the attribute's last word to its value
 
 
@@ -566,7 +590,8 @@ def passage_answer(
     answers; `measured` as `answer_spans`): the answer a copula states there (a span within
     it); for "how many <noun>" the number before that noun ("150 contributing buildings"),
     for another number question the value right after its attribute ("a total population
-    of 66,495");
+    of 66,495"), for "When was X <verb>?" the date right after that verb ("was founded on
+    2 May 1887");
     for a death question the end of a lifespan ("(1684 – 2 December 1716)"); for
     who-questions a passive's agent of the question's verb ("written by X" for "Who
     wrote"), an actor named before "as" ("stars X as Y" for "Who plays Y"), the doer of
@@ -586,6 +611,8 @@ def passage_answer(
                 stated = [span for span in spans if _counts(sentence, span, counted)]
             if not stated and kind == "number":
                 stated = _after_attribute(sentence, spans, asked_attribute(query))
+            if not stated and kind == "date" and (event := _date_event(query)):
+                stated = _after_verb(sentence, spans, event)
             if not stated and kind == "date" and _asks_death(query):
                 stated = [span for span in spans if _LIFESPAN_END.search(sentence[: span[0]])]
             elif kind == "date" and not _asks_birth(query):

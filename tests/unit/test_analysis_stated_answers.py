@@ -229,3 +229,9 @@ def test_a_measure_reads_the_value_right_after_its_attribute():
     query = "What is the total population of Tessel?"
     sentence = "The census gave a total population of 66,495, of whom 35,048 were men; 13,962 were under 6."
     assert passage_answer(query, "number", [sentence])[1] == "66,495"
+
+
+def test_a_when_question_reads_the_date_after_its_event():
+    query = "When was the Tessel ferry company founded?"
+    sentence = "Renamed in 1921, the company was founded on 2 May 1887 by Ana Brill."
+    assert passage_answer(query, "date", [sentence])[1] == "2 May 1887"
