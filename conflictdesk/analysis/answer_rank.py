@@ -51,10 +51,10 @@ from conflictdesk.analysis.claims import (
     answer_claim,
     answer_kind,
     answer_spans,
-    span_distances,
     states_something,
 )
 from conflictdesk.analysis.linear import RuleMarginScorer
+from conflictdesk.analysis.stated import span_distances
 from conflictdesk.analysis.types import ClaimFrame, QueryForm
 from conflictdesk.backends.base import NLI, JudgmentCache
 from conflictdesk.text import normalise_answer

@@ -42,10 +42,16 @@ from typing import Protocol
 from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import names
 from conflictdesk.analysis import text as tx
-from conflictdesk.analysis.copula import asked_attribute, copular_answer, same_verb, verbal
+from conflictdesk.analysis.copula import asked_attribute, copular_answer
 from conflictdesk.analysis.dates import FULL_MONTHS, MONTHS, find_calendar, find_dates
 from conflictdesk.analysis.dimensions import NUMBER_WORDS, asked_dimension, fits, number_word_value
 from conflictdesk.analysis.quantities import merge_same_quantities
+from conflictdesk.analysis.stated import (
+    matches,
+    nearest_span,
+    stated_answer,
+    within,
+)
 from conflictdesk.analysis.types import Candidate, ClaimFrame, QueryForm
 from conflictdesk.types import Passage
 
@@ -57,10 +63,6 @@ def _wordset(words: str) -> frozenset[str]:
 
 
 WH_WORDS = _wordset("what who whom whose when where which why how")
-AUXILIARIES = _wordset(
-    "is are was were am do does did can could should would will shall may might must has "
-    "have had isn't aren't wasn't weren't doesn't don't didn't can't won't"
-)
 _DO_SUPPORT = _wordset("do does did doesn't don't didn't")
 _COPULAS = _wordset("is are was were am isn't aren't wasn't weren't")
 _ARTICLES = _wordset("a an the")
@@ -118,7 +120,7 @@ def query_form(query: str) -> QueryForm:
         and first[1] in WH_WORDS
     ):
         return QueryForm.WH
-    if first[0] in AUXILIARIES:
+    if first[0] in vocab.AUXILIARIES:
         return QueryForm.YES_NO
     # "The act was an effort to ensure voting rights for?": a question that opens with
     # neither an auxiliary nor a wh-word asks to fill in its end.
@@ -128,7 +130,7 @@ def query_form(query: str) -> QueryForm:
 def declarative(query: str) -> str:
     """The declarative form of a yes/no question (module docstring rule)."""
     tokens = query.strip().rstrip("?").split()
-    if not tokens or tokens[0].lower() not in AUXILIARIES:
+    if not tokens or tokens[0].lower() not in vocab.AUXILIARIES:
         return query.strip().rstrip("?")
     aux, rest = tokens[0].lower(), tokens[1:]
     if aux in _DO_SUPPORT:
@@ -305,8 +307,8 @@ def answer_spans(
                 surface = names.drop_possessive(surface)
                 spans.append((start, f"ent:{names.answer_key(surface)}", surface, "entity"))
     if kind == "any":
-        phrase = copular_answer(sentence, query, _matches)
-        if phrase is not None and not _within(spans, phrase):
+        phrase = copular_answer(sentence, query, matches)
+        if phrase is not None and not within(spans, phrase):
             start, surface = phrase
             spans.append((start, f"phr:{names.answer_key(surface)}", surface, "phrase"))
     return sorted(spans)
@@ -323,191 +325,8 @@ def _reference_mark(text: str, start: int, end: int) -> bool:
     return bool(re.search(r"\[\s*$", text[:start]) and re.match(r"\s*\]", text[end:]))
 
 
-def _within(
-    spans: Sequence[tuple[int, str, str, str]], phrase: tuple[int, str]
-) -> list[tuple[int, str, str, str]]:
-    """The spans that stand for the phrase (start, surface): a date or number inside it
-    ("about 12.5 kg"), a name that is all of it ("Lake Victoria"), the phrase's own span; not a
-    name inside a longer phrase ("American" of "a former American water polo player")."""
-    start, end = phrase[0], phrase[0] + len(phrase[1])
-    inside = [s for s in spans if start <= s[0] and s[0] + len(s[2]) <= end]
-    return [s for s in inside if s[3] != "entity" or (s[0], s[2]) == phrase]
-
-
 _WHO_OR_WHERE = _wordset("who whom whose where")
 _QUALIFIER = re.compile(r"([A-Za-z]+)(?:-[a-z]+)?")
-
-
-# a passive's agent: "written by X", "a song by the band X" (up to four words between)
-_AGENT = re.compile(r"(\S+)\s+by\s+(?:[\w'.\-]+\s+){0,4}$", re.IGNORECASE)
-
-
-def _agents(
-    sentence: str, spans: Sequence[tuple[int, str, str, str]], query: str, *, by_verb: bool
-) -> list[tuple[int, str, str, str]]:
-    """The spans that are a passive's agent ("written by X", "a novel by M. T. X"), nearest
-    the question's words first. With `by_verb`, those after the participle of the
-    question's verb ("written by" for "Who wrote"); otherwise those after a noun or another
-    participle, the noun's first ("a song by the band X" before "directed by Y")."""
-    verb = _question_verb(query)
-    agents = []
-    for i, span in enumerate(spans):
-        match = _AGENT.search(sentence[: span[0]])
-        if match is None:
-            continue
-        word = match.group(1).lower()
-        same = verb is not None and same_verb(word, verb)
-        if same == by_verb:
-            agents.append((verbal(word), i))
-    distances = span_distances(sentence, spans, query) or [0] * len(spans)
-    return [spans[i] for _, i in sorted(agents, key=lambda a: (a[0], distances[a[1]], a[1]))]
-
-
-def _counted_noun(query: str) -> str | None:
-    """The word after "how many" ("buildings" in "How many buildings are in X?")."""
-    words = vocab.words(query.lower())
-    for i in range(len(words) - 2):
-        if words[i] == "how" and words[i + 1] == "many" and words[i + 2] not in vocab.STOPWORDS:
-            return words[i + 2]
-    return None
-
-
-def _date_event(query: str) -> str | None:
-    """The event a "when" question dates: its last word when that is a verb form
-    ("established" in "When was X established?", "die" in "When did X die?"), not a name."""
-    tokens = query.strip().rstrip("?").split()
-    words = vocab.words(query.lower())
-    if len(words) < 3 or words[0] != "when" or not tokens or tokens[-1][:1].isupper():
-        return None
-    last = words[-1]
-    return None if last in vocab.STOPWORDS else last
-
-
-def _after_verb(
-    sentence: str, spans: Sequence[tuple[int, str, str, str]], verb: str
-) -> list[tuple[int, str, str, str]]:
-    """The first span within ATTRIBUTE_REACH characters after a form of `verb` ("was
-    established on 2 December 1848", "died in 1716")."""
-    ends = [m.end() for m in vocab.WORD.finditer(sentence) if same_verb(m.group(0).lower(), verb)]
-    for end in ends:
-        after = [s for s in spans if 0 <= s[0] - end <= ATTRIBUTE_REACH]
-        if after:
-            return after[:1]
-    return []
-
-
-ATTRIBUTE_REACH = 30  # characters from the attribute's last word to its value
-
-
-def _after_attribute(
-    sentence: str, spans: Sequence[tuple[int, str, str, str]], attribute: set[str]
-) -> list[tuple[int, str, str, str]]:
-    """The first span within ATTRIBUTE_REACH characters after a mention of the attribute
-    asked for ("a total population of 66,495, of whom 35,048 were men" for "What is the
-    total population of X?"): a value follows what it measures."""
-    if not attribute:
-        return []
-    ends = [m.end() for m in vocab.WORD.finditer(sentence) if _matches(m.group(0), attribute)]
-    for end in ends:
-        after = [s for s in spans if 0 <= s[0] - end <= ATTRIBUTE_REACH]
-        if after:
-            return after[:1]
-    return []
-
-
-def _counts(sentence: str, span: tuple[int, str, str, str], counted: str) -> bool:
-    """Whether the number span is followed, within three words, by the counted noun ("150
-    contributing buildings" for "how many buildings")."""
-    after = sentence[span[0] + len(span[2]) :]
-    words = vocab.words(after)[:3]
-    return any(_matches(word, {counted}) for word in words)
-
-
-_DEATH_WORDS = _wordset("die died dies death dead")
-# the end of a lifespan in parentheses: "(1684 – 2 December 1716)", "(born ...; died ...)"
-_LIFESPAN_END = re.compile(r"\([^()]*(?:[–—-]|\bdied?)\s*$")
-
-
-def _asks_death(query: str) -> bool:
-    return any(w in _DEATH_WORDS for w in vocab.words(query.lower()))
-
-
-_BIRTH_WORDS = _wordset("born birth birthday birthdate")
-
-
-def _asks_birth(query: str) -> bool:
-    return any(w in _BIRTH_WORDS for w in vocab.words(query.lower()))
-
-
-def _in_lifespan(sentence: str, span: tuple[int, str, str, str]) -> bool:
-    """Whether the span lies in parentheses that hold a range of dates, a lifespan after a
-    name ("Ralph Cole (June 12, 1914 – September 2, 1999)")."""
-    opened = sentence.rfind("(", 0, span[0])
-    closed = sentence.find(")", span[0])
-    if opened < 0 or closed < 0 or ")" in sentence[opened : span[0]]:
-        return False
-    inside = sentence[opened + 1 : closed]
-    return bool(re.search(r"\d\s*[–—-]\s*\S", inside)) and len(find_dates(inside)) >= 2
-
-
-def _doers(
-    sentence: str, spans: Sequence[tuple[int, str, str, str]], query: str
-) -> list[tuple[int, str, str, str]]:
-    """For "Who <verb> ...?": the span just before the question's verb in the sentence, an
-    appositive or relative clause between allowed ("X, the actress who played Y"), no other
-    span between; the first such."""
-    verb = _question_verb(query)
-    if verb is None:
-        return []
-    found = []
-    for match in vocab.WORD.finditer(sentence):
-        if not same_verb(match.group(0).lower(), verb):
-            continue
-        before = [s for s in spans if s[0] + len(s[2]) <= match.start()]
-        if before and match.start() - (before[-1][0] + len(before[-1][2])) <= DOER_GAP:
-            found.append(before[-1])
-    return found
-
-
-_ACTING = _wordset("play plays played playing portray portrays portrayed voice voices voiced")
-_CAST_AS = re.compile(r"^\s*(?:\w+\s+)?as\b")
-
-
-def _cast(
-    sentence: str, spans: Sequence[tuple[int, str, str, str]], query: str
-) -> list[tuple[int, str, str, str]]:
-    """For "Who plays / played / voices <role>?": the name followed by "as" ("starring Y as
-    the judge", "Y stars as Joy"), the actor of a cast list."""
-    if not _ACTING & set(vocab.words(query.lower())):
-        return []
-    return [s for s in spans if _CAST_AS.match(sentence[s[0] + len(s[2]) :])]
-
-
-DOER_GAP = 40  # characters between the doer and its verb ("X, the actress who played")
-
-
-def _question_verb(query: str) -> str | None:
-    """The main verb of "Who <verb> ...?" ("played" in "Who played X in Y?"; the word after
-    an auxiliary: "won" in "Who has won X?"; "written" in "X was written by?"),
-    lower-cased; None for "Who is X?"."""
-    words = vocab.words(query.lower())
-    if len(words) > 1 and words[-1] == "by":  # "X was written by?"
-        return words[-2]
-    if not words or words[0] not in ("who", "whom"):
-        return None
-    rest = words[1:]
-    while rest and rest[0] in AUXILIARIES:
-        rest = rest[1:]
-    if not rest or rest[0] in vocab.STOPWORDS or len(words) - len(rest) > 2:
-        return None
-    return rest[0]
-
-
-def _asks_who(query: str) -> bool:
-    """Whether the question asks who did something ("who", "whom", "by whom", "X was
-    written by?")."""
-    words = vocab.words(query.lower())
-    return any(w in ("who", "whom") for w in words[:3]) or words[-1:] == ["by"]
 
 
 def _asks_who_or_where(query: str) -> bool:
@@ -535,49 +354,6 @@ def states_something(sentence: str) -> bool:
     return any(not w.isdigit() and w not in MONTH_WORDS for w in tx.content_words(dateless))
 
 
-def nearest_span(
-    sentence: str, spans: Sequence[tuple[int, str, str, str]], query: str
-) -> tuple[int, str, str, str]:
-    """The span closest (in characters) to the query's relation words found in the sentence
-    (its content words outside the query's capitalised names, e.g. "chief executive" in
-    "Who is the chief executive of Acme Corp?"), else to any query content word. A sentence
-    word matches a query word when one is a prefix (4+ letters) of the other."""
-    distances = span_distances(sentence, spans, query)
-    if distances is None:
-        return spans[0]
-    return spans[min(range(len(spans)), key=lambda i: (distances[i], i))]
-
-
-def span_distances(
-    sentence: str, spans: Sequence[tuple[int, str, str, str]], query: str
-) -> list[int] | None:
-    """Each span's distance in characters to the nearest anchor of `nearest_span` (0 when an
-    anchor lies inside it); None when the sentence holds no query word."""
-    names = {w for e in tx.entities(query) for w in tx.content_words(e)}
-    query_words = set(tx.content_words(query))
-    anchors: list[int] = []
-    for words in (query_words - names, query_words):
-        anchors = [m.start() for m in vocab.WORD.finditer(sentence) if _matches(m.group(0), words)]
-        if anchors:
-            break
-    if not anchors:
-        return None
-
-    def distance(span: tuple[int, str, str, str]) -> int:
-        start, end = span[0], span[0] + len(span[2])
-        return min(0 if start <= a < end else min(abs(a - start), abs(a - end)) for a in anchors)
-
-    return [distance(span) for span in spans]
-
-
-def _matches(word: str, query_words: set[str]) -> bool:
-    word = word.lower()
-    return word in query_words or any(
-        len(q) >= 4 and len(word) >= 4 and (word.startswith(q) or q.startswith(word))
-        for q in query_words
-    )
-
-
 def passage_answer(
     query: str,
     kind: str,
@@ -587,17 +363,10 @@ def passage_answer(
 ) -> tuple[str, str, str, str] | None:
     """(key, surface, kind, sentence) of the passage's answer: in the most query-relevant
     sentence holding a span of the kind asked for (the key sentence itself for sentence
-    answers; `measured` as `answer_spans`): the answer a copula states there (a span within
-    it); for "how many <noun>" the number before that noun ("150 contributing buildings"),
-    for another number question the value right after its attribute ("a total population
-    of 66,495"), for "When was X <verb>?" the date right after that verb ("was founded on
-    2 May 1887");
-    for a death question the end of a lifespan ("(1684 – 2 December 1716)"); for
-    who-questions a passive's agent of the question's verb ("written by X" for "Who
-    wrote"), an actor named before "as" ("stars X as Y" for "Who plays Y"), the doer of
-    the question's verb ("X, the actress who played Y"), another passive's agent ("a song
-    by X"); else the span nearest the question's words; None when
-    no sentence holds one."""
+    answers; `measured` as `answer_spans`), the span that sentence states as the answer by
+    its construction (`stated.stated_answer`: a copula's other side, a passive's agent, the
+    value after a measure, ...), else the span nearest the question's words; None when no
+    sentence holds one."""
     if kind == "sentence":
         return f"sent:{tx.normalise_span(ranked[0])}", ranked[0], "sentence", ranked[0]
     for sentence in ranked:
@@ -605,27 +374,8 @@ def passage_answer(
             continue
         spans = answer_spans(sentence, kind, query, known_capitals, measured)
         if spans:
-            phrase = copular_answer(sentence, query, _matches) if kind == "any" else None
-            stated = _within(spans, phrase) if phrase else []
-            if not stated and kind == "number" and (counted := _counted_noun(query)):
-                stated = [span for span in spans if _counts(sentence, span, counted)]
-            if not stated and kind == "number":
-                stated = _after_attribute(sentence, spans, asked_attribute(query))
-            if not stated and kind == "date" and (event := _date_event(query)):
-                stated = _after_verb(sentence, spans, event)
-            if not stated and kind == "date" and _asks_death(query):
-                stated = [span for span in spans if _LIFESPAN_END.search(sentence[: span[0]])]
-            elif kind == "date" and not _asks_birth(query):
-                # a lifespan's dates answer only birth and death questions
-                spans = [s for s in spans if not _in_lifespan(sentence, s)] or spans
-            if not stated and _asks_who(query):
-                stated = (
-                    _agents(sentence, spans, query, by_verb=True)
-                    or _cast(sentence, spans, query)
-                    or _doers(sentence, spans, query)
-                    or _agents(sentence, spans, query, by_verb=False)
-                )
-            chosen = stated[0] if stated else nearest_span(sentence, spans, query)
+            stated, spans = stated_answer(sentence, spans, query, kind)
+            chosen = stated or nearest_span(sentence, spans, query)
             _, key, surface, span_kind = chosen
             return key, surface, span_kind, sentence
     return None

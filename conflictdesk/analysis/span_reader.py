@@ -49,8 +49,9 @@ from typing import ClassVar
 import numpy as np
 
 from conflictdesk.analysis import text as tx
-from conflictdesk.analysis.claims import answer_kind, answer_spans, span_distances, states_something
+from conflictdesk.analysis.claims import answer_kind, answer_spans, states_something
 from conflictdesk.analysis.linear import RuleMarginScorer
+from conflictdesk.analysis.stated import span_distances
 from conflictdesk.types import Passage
 
 MAX_SENTENCES = 3

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from conflictdesk.analysis.claims import _matches, answer_kind, answer_spans, passage_answer
+from conflictdesk.analysis.claims import answer_kind, answer_spans, passage_answer
 from conflictdesk.analysis.copula import copular_answer, same_verb
+from conflictdesk.analysis.stated import matches
 
 
 def read(sentence: str, query: str) -> str | None:
-    found = copular_answer(sentence, query, _matches)
+    found = copular_answer(sentence, query, matches)
     if found is not None:
         start, surface = found
         assert sentence[start : start + len(surface)] == surface
