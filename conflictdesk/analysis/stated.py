@@ -66,12 +66,24 @@ def _rules(sentence: str, spans: list[Span], query: str, kind: str) -> Iterator[
 
 
 def within(spans: Sequence[Span], phrase: tuple[int, str]) -> list[Span]:
-    """The spans that stand for the phrase (start, surface): a date or number inside it
-    ("about 12.5 kg"), a name that is all of it ("Lake Victoria"), the phrase's own span; not a
-    name inside a longer phrase ("American" of "a former American water polo player")."""
+    """The spans that stand for the phrase (start, surface): a date or number that is its
+    value ("about 12.5 kg"), a name that is all of it ("Lake Victoria"), the phrase's own span;
+    not a name or a year inside a longer phrase ("American" of "a former American water polo
+    player", "1948" of "a 1948 American romantic comedy")."""
     start, end = phrase[0], phrase[0] + len(phrase[1])
     inside = [s for s in spans if start <= s[0] and s[0] + len(s[2]) <= end]
-    return [s for s in inside if s[3] != "entity" or (s[0], s[2]) == phrase]
+    return [s for s in inside if (s[0], s[2]) == phrase or _stands_for(s, phrase)]
+
+
+def _stands_for(span: Span, phrase: tuple[int, str]) -> bool:
+    """A date or number is the phrase's value when at most one content word of the phrase
+    lies outside it ("about 12.5 kg", "open Monday"), not a modifier of a longer phrase
+    ("a 1948 American romantic comedy")."""
+    if span[3] == "entity":
+        return False
+    offset = span[0] - phrase[0]
+    rest = phrase[1][:offset] + " " + phrase[1][offset + len(span[2]) :]
+    return len(vocab.content_words(rest)) <= 1
 
 
 # a passive's agent: "written by X", "a song by the band X" (up to four words between)

@@ -236,3 +236,12 @@ def test_a_when_question_reads_the_date_after_its_event():
     query = "When was the Tessel ferry company founded?"
     sentence = "Renamed in 1921, the company was founded on 2 May 1887 by Ana Brill."
     assert passage_answer(query, "date", [sentence])[1] == "2 May 1887"
+
+
+def test_a_year_inside_a_stated_class_is_a_modifier():
+    query = "What is the genre of the film Grey Harbour?"
+    sentence = "Grey Harbour is a 1948 Danish romantic comedy directed by Piet Rask."
+    assert passage_answer(query, "any", [sentence])[1:3] == (
+        "1948 Danish romantic comedy",
+        "phrase",
+    )
