@@ -23,10 +23,19 @@ ABBREVIATIONS = frozenset((
     "sir", "ft"
 ))
 
+
+def wordset(words: str) -> frozenset[str]:
+    """A set of the space-separated words of a word list written as one string."""
+    return frozenset(words.split())
+
+
 # auxiliary and modal verbs (a yes/no question opens with one; "Who has won X?" skips one)
-AUXILIARIES = frozenset(
-    ["is", "are", "was", "were", "am", "do", "does", "did", "can", "could", "should", "would", "will", "shall", "may", "might", "must", "has", "have", "had", "isn't", "aren't", "wasn't", "weren't", "doesn't", "don't", "didn't", "can't", "won't"]
+AUXILIARIES = wordset(
+    "is are was were am do does did can could should would will shall may might must has "
+    "have had isn't aren't wasn't weren't doesn't don't didn't can't won't"
 )
+COPULAS = wordset("is are was were am isn't aren't wasn't weren't")
+
 STOPWORDS = frozenset((
     "a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "at", "by", "for",
     "with", "from", "as", "into", "onto", "over", "under", "about", "is", "are", "was", "were",

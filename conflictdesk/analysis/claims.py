@@ -58,30 +58,25 @@ from conflictdesk.types import Passage
 MONTH_WORDS = frozenset(MONTHS)
 
 
-def _wordset(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
-
-WH_WORDS = _wordset("what who whom whose when where which why how")
-_DO_SUPPORT = _wordset("do does did doesn't don't didn't")
-_COPULAS = _wordset("is are was were am isn't aren't wasn't weren't")
-_ARTICLES = _wordset("a an the")
+WH_WORDS = vocab.wordset("what who whom whose when where which why how")
+_DO_SUPPORT = vocab.wordset("do does did doesn't don't didn't")
+_ARTICLES = vocab.wordset("a an the")
 # Words that open an object or an adverbial after a verb (determiners, possessives,
 # prepositions other than "of", which stays inside a noun phrase): after a modal or "has",
 # the word before the first of them is taken as the main verb ("Can the X diet lower your
 # blood pressure?" -> "The X diet can lower ...").
-_OBJECT_OPENERS = _wordset(
+_OBJECT_OPENERS = vocab.wordset(
     "a an the your my his her its our their this that these those any some every each in on "
     "at for to from by with without into onto during after before than above below over under "
     "across through against inside outside within about around near toward towards upon "
     "between among beyond behind beside via per"
 )
 # A personal pronoun is the whole subject; "be" / "have" after a modal is its verb.
-_PRONOUNS = _wordset("i you he she it we they one")
-_DETERMINERS = _wordset("a an the every each this that these those any some no")
-_MODAL_VERBS = _wordset("be have")
+_PRONOUNS = vocab.wordset("i you he she it we they one")
+_DETERMINERS = vocab.wordset("a an the every each this that these those any some no")
+_MODAL_VERBS = vocab.wordset("be have")
 _MAX_SUBJECT_WORDS = 6  # the window: the verb is at most the fifth word after the modal
-_PREDICATE_WORDS = _wordset(
+_PREDICATE_WORDS = vocab.wordset(
     "a an the more less most least better worse best worst good bad safe unsafe true false "
     "healthy unhealthy real possible necessary likely in on at for from to than as"
 )
@@ -136,8 +131,8 @@ def declarative(query: str) -> str:
     if aux in _DO_SUPPORT:
         clause = rest
     else:
-        split = _subject_end(rest, copula=aux in _COPULAS)
-        if aux not in _COPULAS:
+        split = _subject_end(rest, copula=aux in vocab.COPULAS)
+        if aux not in vocab.COPULAS:
             split = _verb_index(rest) or split
         clause = rest[:split] + [aux] + rest[split:]
     sentence = " ".join(clause)
@@ -224,7 +219,7 @@ def answer_kind(query: str) -> str:
 
 
 _DATE_PHRASES = ("what year", "which year", "what date", "which date")
-_DATE_ATTRIBUTES = _wordset("date birthdate birthday year")
+_DATE_ATTRIBUTES = vocab.wordset("date birthdate birthday year")
 
 
 def asks_description(query: str) -> bool:
@@ -234,7 +229,7 @@ def asks_description(query: str) -> bool:
     or "X's height" would ask for."""
     tokens = query.split()
     words = vocab.words(query)
-    if len(words) < 3 or words[0] not in ("what", "which") or words[1] not in _COPULAS:
+    if len(words) < 3 or words[0] not in ("what", "which") or words[1] not in vocab.COPULAS:
         return False
     possessive = any(t.rstrip("?,.").endswith(("'s", "s'", "’s", "s’")) for t in tokens)
     return words[2] not in vocab.STOPWORDS and not possessive
@@ -325,7 +320,7 @@ def _reference_mark(text: str, start: int, end: int) -> bool:
     return bool(re.search(r"\[\s*$", text[:start]) and re.match(r"\s*\]", text[end:]))
 
 
-_WHO_OR_WHERE = _wordset("who whom whose where")
+_WHO_OR_WHERE = vocab.wordset("who whom whose where")
 _QUALIFIER = re.compile(r"([A-Za-z]+)(?:-[a-z]+)?")
 
 

@@ -27,11 +27,6 @@ from collections.abc import Callable
 from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import text as tx
 
-
-def _wordset(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
-
 _COPULA = re.compile(
     r"\b(?:(?:is|are|was|were)(?:\s+(?:now|also|still|often|commonly|usually|generally))?"
     r"(?:\s+(?:called|known\s+as|named|termed|referred\s+to\s+as|defined\s+as))?"
@@ -39,7 +34,7 @@ _COPULA = re.compile(
     re.IGNORECASE,
 )
 # words that end a noun phrase (the article-less, preposition-less core of either side)
-_BOUNDARY_WORDS = _wordset(
+_BOUNDARY_WORDS = vocab.wordset(
     "who whom whose which that because when where while since although though if "
     "unless than as and but or nor so yet in on at by with from for to into onto "
     "over under after before during about against between through without within via "
@@ -47,22 +42,21 @@ _BOUNDARY_WORDS = _wordset(
     "towards upon among amid throughout like unlike despite is are was were be been "
     "being has have had do does did will would can could should may might must not"
 )
-_LEADING = _wordset("a an the its their his her our your this that these those")
-_PRONOUNS = _wordset("it they he she this that these those there which who what one")
-_COPULAS = _wordset("is are was were")
+_LEADING = vocab.wordset("a an the its their his her our your this that these those")
+_PRONOUNS = vocab.wordset("it they he she this that these those there which who what one")
 # nouns that ask what class the subject belongs to ("What is the profession of X?"): "X is
 # a <noun phrase>" answers them, where it does not answer "What is the boiling point of X?"
-_CLASS_NOUNS = _wordset(
+_CLASS_NOUNS = vocab.wordset(
     "profession occupation job trade type kind sort genre category class species breed "
     "role nationality medium form style religion"
 )
-_WHICH = _wordset("what which")
+_WHICH = vocab.wordset("what which")
 # words that end the attribute a question asks for ("the boiling point | of X")
-_ATTRIBUTE_END = _BOUNDARY_WORDS | _wordset("of 's s")
+_ATTRIBUTE_END = _BOUNDARY_WORDS | vocab.wordset("of 's s")
 # a participle or gerund right after the copula is a verb phrase, not an answer ("is located
 # near", "was listed as", "is based on", "was born in")
 _VERBAL_ENDINGS = ("ed", "ing")
-_IRREGULAR_PARTICIPLES = _wordset(
+_IRREGULAR_PARTICIPLES = vocab.wordset(
     "born built made known held written sung taken given found seen done gone become "
     "begun run won lost led shown grown drawn kept left sold told thought brought "
     "bought caught taught meant set put spent sent paid laid struck hung worn torn "
@@ -146,7 +140,7 @@ def asked_attribute(query: str) -> set[str]:
     if at is None or at + 1 >= len(words):
         return set()
     words = words[at:]
-    if words[1] in _COPULAS:
+    if words[1] in vocab.COPULAS:
         rest = words[2:]
         owner = [i for i, w in enumerate(rest) if w.endswith(("'s", "s'"))]
         rest = rest[owner[-1] + 1 :] if owner else rest

@@ -23,10 +23,6 @@ from conflictdesk.analysis.dates import find_dates
 Span = tuple[int, str, str, str]  # (start, key, surface, kind), as `claims.answer_spans`
 
 
-def _wordset(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
-
 def stated_answer(
     sentence: str, spans: Sequence[Span], query: str, kind: str
 ) -> tuple[Span | None, list[Span]]:
@@ -166,7 +162,7 @@ def _counts(sentence: str, span: Span, counted: str) -> bool:
     return any(matches(word, {counted}) for word in words)
 
 
-_DEATH_WORDS = _wordset("die died dies death dead")
+_DEATH_WORDS = vocab.wordset("die died dies death dead")
 # the end of a lifespan in parentheses: "(1684 – 2 December 1716)", "(born ...; died ...)"
 _LIFESPAN_END = re.compile(r"\([^()]*(?:[–—-]|\bdied?)\s*$")
 
@@ -175,7 +171,7 @@ def _asks_death(query: str) -> bool:
     return any(w in _DEATH_WORDS for w in vocab.words(query.lower()))
 
 
-_BIRTH_WORDS = _wordset("born birth birthday birthdate")
+_BIRTH_WORDS = vocab.wordset("born birth birthday birthdate")
 
 
 def _asks_birth(query: str) -> bool:
@@ -210,7 +206,7 @@ def _doers(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
     return found
 
 
-_ACTING = _wordset("play plays played playing portray portrays portrayed voice voices voiced")
+_ACTING = vocab.wordset("play plays played playing portray portrays portrayed voice voices voiced")
 _CAST_AS = re.compile(r"^\s*(?:\w+\s+)?as\b")
 
 
