@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conflictdesk.analysis.dates import find_dates
 from conflictdesk.generation.types import AnswerSentence, SentenceRole
 from conflictdesk.metrics.cars import (
     CarsComponents,
@@ -201,10 +202,26 @@ def gold_citations(case: Case, sentences: Sequence[AnswerSentence]) -> tuple[int
 
 def is_gold_answer(answer: str | None, gold: Sequence[str]) -> bool:
     """A short answer is gold when it contains a gold answer or a gold answer contains it
-    (whole words, normalised; as `scripts/train_span_reader.py` scores a passage's answer)."""
+    (whole words, normalised; as `scripts/train_span_reader.py` scores a passage's answer),
+    or when both are one date, however written ("January 15th, 2009" is "15 January 2009";
+    "6 July 1840" answers "1840")."""
     if not answer:
         return False
-    return answer_contains(answer, gold) or any(answer_contains(g, [answer]) for g in gold)
+    return (
+        answer_contains(answer, gold)
+        or any(answer_contains(g, [answer]) for g in gold)
+        or any(same_date(answer, g) for g in gold)
+    )
+
+
+def same_date(answer: str, gold: str) -> bool:
+    """Whether two short answers each name one date and the dates agree at the coarser
+    precision of the two."""
+    found, wanted = find_dates(answer), find_dates(gold)
+    if len(found) != 1 or len(wanted) != 1:
+        return False
+    a, g = found[0].iso(), wanted[0].iso()
+    return a == g or a.startswith(g + "-") or g.startswith(a + "-")
 
 
 def lead_text(sentences: Sequence[AnswerSentence]) -> str:

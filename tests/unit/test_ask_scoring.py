@@ -196,3 +196,19 @@ def test_leading_answer_recall_scores_the_frame_answer_over_wh_questions():
 )
 def test_a_short_answer_is_gold_when_one_contains_the_other(answer, expected):
     assert eval_ask.is_gold_answer(answer, ["Herbert Hoover"]) is expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "gold", "expected"),
+    [
+        ("January 15th, 2009", "15 January 2009", True),
+        ("1891-01-13", "13 January 1891", True),
+        ("6 July 1840", "1840", True),
+        ("Apr 5, 2018", "April 6, 2018", False),
+        ("1840", "1841", False),
+        ("from 1790 to 1794", "1790", True),  # contains the gold answer
+        ("1 June 1794", "June 1795", False),
+    ],
+)
+def test_a_date_is_gold_however_written(answer, gold, expected):
+    assert eval_ask.is_gold_answer(answer, [gold]) is expected
