@@ -46,12 +46,7 @@ from conflictdesk.analysis.copula import asked_attribute, copular_answer
 from conflictdesk.analysis.dates import FULL_MONTHS, MONTHS, find_calendar, find_dates
 from conflictdesk.analysis.dimensions import NUMBER_WORDS, asked_dimension, fits, number_word_value
 from conflictdesk.analysis.quantities import merge_same_quantities
-from conflictdesk.analysis.stated import (
-    matches,
-    nearest_span,
-    stated_answer,
-    within,
-)
+from conflictdesk.analysis.stated import nearest_span, stated_answer, within
 from conflictdesk.analysis.types import Candidate, ClaimFrame, QueryForm
 from conflictdesk.types import Passage
 
@@ -302,7 +297,7 @@ def answer_spans(
                 surface = names.drop_possessive(surface)
                 spans.append((start, f"ent:{names.answer_key(surface)}", surface, "entity"))
     if kind == "any":
-        phrase = copular_answer(sentence, query, matches)
+        phrase = copular_answer(sentence, query)
         if phrase is not None and not within(spans, phrase):
             start, surface = phrase
             spans.append((start, f"phr:{names.answer_key(surface)}", surface, "phrase"))

@@ -21,11 +21,12 @@ monosperma) is ..."). A field whose label names the attribute states its value t
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable
 
 from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import text as tx
+from conflictdesk.analysis.text import matches
 
 _COPULA = re.compile(
     r"\b(?:(?:is|are|was|were)(?:\s+(?:now|also|still|often|commonly|usually|generally))?"
@@ -54,25 +55,19 @@ _WHICH = vocab.wordset("what which")
 # words that end the attribute a question asks for ("the boiling point | of X")
 _ATTRIBUTE_END = _BOUNDARY_WORDS | vocab.wordset("of 's s")
 # a participle or gerund right after the copula is a verb phrase, not an answer ("is located
-# near", "was listed as", "is based on", "was born in")
+# near", "was listed as", "is based on", "was born in"): a regular ending, or the participle
+# of `_IRREGULAR_VERBS`
 _VERBAL_ENDINGS = ("ed", "ing")
-_IRREGULAR_PARTICIPLES = vocab.wordset(
-    "born built made known held written sung taken given found seen done gone become "
-    "begun run won lost led shown grown drawn kept left sold told thought brought "
-    "bought caught taught meant set put spent sent paid laid struck hung worn torn "
-    "sworn chosen spoken broken stolen frozen driven ridden risen fallen eaten "
-    "beaten forgotten hidden"
-)
 # punctuation that ends a phrase; a decimal point or a thousands separator does not
 _PUNCTUATION = re.compile(r"[;:!?()\[\]\"“”—–·•|]|[.,](?!\d)|\s-\s")
 MAX_WORDS = 6
 
 
-def copular_answer(
-    sentence: str, query: str, matches: Callable[[str, set[str]], bool]
-) -> tuple[int, str] | None:
+@functools.lru_cache(maxsize=4096)  # `answer_spans` and `stated_answer` read each sentence
+def copular_answer(sentence: str, query: str) -> tuple[int, str] | None:
     """(start, surface) of the answer side of the sentence's first copula whose other side
-    shares a word with `query` (`matches(word, query_words)`); None when there is none."""
+    shares a word with `query` (`text.matches`), else of a labelled field; None when there is
+    none."""
     query_words = set(vocab.content_words(query))
     if not query_words:
         return None
@@ -87,28 +82,26 @@ def copular_answer(
         right = _right_phrase(sentence, copula.end())
         if left is None or right is None:
             continue
-        shared_left = _shared(left[1], query_words, matches)
-        shared_right = _shared(right[1], query_words, matches)
+        shared_left = _shared(left[1], query_words)
+        shared_right = _shared(right[1], query_words)
         if shared_right > shared_left and shared_right > 0:
             answer, anchor = left, right
         elif shared_left > 0:
             answer, anchor = right, left
         else:
             continue
-        if not _shared(anchor[1], relation, matches):
+        if not _shared(anchor[1], relation):
             continue  # "X is a metal" describes X, not the boiling point asked for
-        if _is_answer(answer[1], query_words, matches):
+        if _is_answer(answer[1], query_words):
             return answer
-    return labelled_value(sentence, attribute, matches)
+    return labelled_value(sentence, attribute)
 
 
 # "Label: value" fields of an infobox or a fact list, separated by "·", "|", "•" or ";"
 _FIELD = re.compile(r"([^:·|•;\n]{1,40}?)\s*:\s*((?:(?<=\d):(?=\d)|[^:·|•;\n]){1,80})")
 
 
-def labelled_value(
-    sentence: str, attribute: set[str], matches: Callable[[str, set[str]], bool]
-) -> tuple[int, str] | None:
+def labelled_value(sentence: str, attribute: set[str]) -> tuple[int, str] | None:
     """(start, surface) of the value of a field whose label is the attribute asked for
     ("State Flower: Palash · State Dance: ..." for "What is the state flower of X?"); a
     field running into the next label ("Sport: Ice Hockey Club: ...") loses that label's
@@ -154,13 +147,11 @@ def asked_attribute(query: str) -> set[str]:
     return {w for w in attribute if w not in vocab.STOPWORDS and w not in _LEADING}
 
 
-def _shared(phrase: str, query_words: set[str], matches: Callable[[str, set[str]], bool]) -> int:
+def _shared(phrase: str, query_words: set[str]) -> int:
     return sum(1 for word in vocab.content_words(phrase) if matches(word, query_words))
 
 
-def _is_answer(
-    phrase: str, query_words: set[str], matches: Callable[[str, set[str]], bool]
-) -> bool:
+def _is_answer(phrase: str, query_words: set[str]) -> bool:
     """A phrase that says something the question does not: a content word outside the
     question's, and not a lone pronoun."""
     words = vocab.words(phrase)
@@ -220,31 +211,38 @@ def _left_phrase(sentence: str, end: int) -> tuple[int, str] | None:
     return cut + kept[0].start(), head[cut + kept[0].start() : cut + kept[-1].end()]
 
 
-# the forms of common irregular English verbs (base, past, participle), for matching a
-# question's verb ("wrote") to a passive's participle ("written by")
-_IRREGULAR_FORMS = (
-    "write wrote written", "sing sang sung", "draw drew drawn", "build built", "make made",
-    "lead led", "take took taken", "give gave given", "find found", "buy bought",
-    "teach taught", "speak spoke spoken", "choose chose chosen", "begin began begun",
-    "win won", "hold held", "run ran", "think thought", "bring brought", "do did done",
-    "see saw seen", "know knew known", "grow grew grown", "throw threw thrown",
-    "fly flew flown", "drive drove driven", "ride rode ridden", "steal stole stolen",
-    "break broke broken", "eat ate eaten", "fall fell fallen", "forget forgot forgotten",
-    "hide hid hidden", "beat beaten", "get got gotten", "shoot shot", "sell sold",
-    "tell told", "pay paid", "lay laid", "strike struck", "wear wore worn", "tear tore torn",
-    "swear swore sworn", "freeze froze frozen", "rise rose risen", "catch caught",
-    "fight fought", "seek sought", "lose lost", "send sent", "spend spent", "feel felt",
-    "keep kept", "leave left", "meet met", "set", "put", "cut", "hit", "read", "found",
-    "become became", "come came", "go went gone", "have has had", "say said",
-    "show showed shown", "sew sewed sewn", "bear bore born borne", "found founded",
+# common irregular English verbs: base, past, participle. `same_verb` matches a question's
+# verb ("wrote") to a passive's participle ("written by"); `verbal` knows the participles.
+_IRREGULAR_VERBS = tuple(
+    tuple(forms.split())
+    for forms in (
+        "write wrote written", "sing sang sung", "draw drew drawn", "build built built",
+        "make made made", "lead led led", "take took taken", "give gave given",
+        "find found found", "buy bought bought", "teach taught taught", "speak spoke spoken",
+        "choose chose chosen", "begin began begun", "win won won", "hold held held",
+        "run ran run", "think thought thought", "bring brought brought", "do did done",
+        "see saw seen", "know knew known", "grow grew grown", "throw threw thrown",
+        "fly flew flown", "drive drove driven", "ride rode ridden", "steal stole stolen",
+        "break broke broken", "eat ate eaten", "fall fell fallen", "forget forgot forgotten",
+        "hide hid hidden", "beat beat beaten", "get got gotten", "shoot shot shot",
+        "sell sold sold", "tell told told", "pay paid paid", "lay laid laid",
+        "strike struck struck", "wear wore worn", "tear tore torn", "swear swore sworn",
+        "freeze froze frozen", "rise rose risen", "catch caught caught", "fight fought fought",
+        "seek sought sought", "lose lost lost", "send sent sent", "spend spent spent",
+        "feel felt felt", "keep kept kept", "leave left left", "meet met met", "set set set",
+        "put put put", "become became become", "come came come", "go went gone",
+        "say said said", "show showed shown", "sew sewed sewn", "bear bore born",
+        "mean meant meant", "hang hung hung",
+    )
 )  # fmt: skip
-_LEMMA = {form: forms.split()[0] for forms in _IRREGULAR_FORMS for form in forms.split()}
+_LEMMA = {form: forms[0] for forms in _IRREGULAR_VERBS for form in forms}
+_IRREGULAR_PARTICIPLES = frozenset(forms[2] for forms in _IRREGULAR_VERBS)
 
 
 def same_verb(word: str, verb: str) -> bool:
     """Whether two lower-case words are forms of one verb: an irregular pair ("wrote",
     "written") or a shared stem of four letters or more ("directed", "directs")."""
-    if _LEMMA.get(word, word) == _LEMMA.get(verb, verb) and (word in _LEMMA or verb in _LEMMA):
+    if word == verb or (word in _LEMMA and _LEMMA[word] == _LEMMA.get(verb, verb)):
         return True
     stem = 0
     for a, b in zip(word, verb, strict=False):

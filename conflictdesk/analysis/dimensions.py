@@ -8,8 +8,9 @@ when the question does not say. `span_dimension` reads the unit written after a 
 before it. `fits` keeps a span unless both are known and differ: a span without a unit
 always fits (the unit is often left out), and a question that names no dimension keeps every
 span. A count ("how many", "population") is a whole number or a decimal with a scale word
-("1.2 million"), never a rate ("139.8 people per square mile", `is_count`). A bare year after a preposition of time ("since 1921", "in 2010") is a date, never the
-answer to a number question. `NUMBER_WORDS` finds cardinals written in words ("nine",
+("1.2 million"), never a rate ("139.8 people per square mile", `is_count`). A bare year
+after a preposition of time ("since 1921", "in 2010") is a date, never the answer to a number
+question. `NUMBER_WORDS` finds cardinals written in words ("nine",
 "forty-two", "two hundred"; not "one", which is as often a pronoun), `number_word_value`
 gives their value, so that "nine" and "9" are one answer.
 
@@ -148,8 +149,9 @@ def fits(asked: str | None, text: str, start: int, end: int) -> bool:
     return found == asked
 
 
-_SCALE_AFTER = re.compile(r"^\s*(?:hundred|thousand|million|billion|trillion|lakh|crore|[mbk]n?)\b",
-                          re.IGNORECASE)  # fmt: skip
+_SCALE_AFTER = re.compile(
+    r"^\s*(?:hundred|thousand|million|billion|trillion|lakh|crore|[mbk]n?)\b", re.IGNORECASE
+)
 _RATE_AFTER = re.compile(r"^\s*(?:[A-Za-z]+\s+){0,2}per\s+(?!cent\b)", re.IGNORECASE)
 
 
@@ -157,14 +159,12 @@ def is_count(text: str, start: int, end: int) -> bool:
     """Whether the number span text[start:end] can be a count: a whole number ("17,289"), or
     a decimal with a scale word after it ("1.2 million"); not a rate ("139.8 people per
     square mile", "8 per 1,000")."""
-    surface = text[start:end]
-    after = text[end : end + 40]
-    if _RATE_AFTER.match(surface[len(surface.split()[0]) :] + after if surface.split() else after):
+    surface = text[start:end].strip()
+    number = re.match(r"[\d,]*\d(?:\.(\d+))?", surface)
+    tail = (surface[number.end() :] if number else "") + text[end : end + 40]
+    if _RATE_AFTER.match(tail):
         return False
-    number = re.match(r"[\d,]*\d(?:\.(\d+))?", surface.strip())
-    if number and number.group(1):
-        return bool(_SCALE_AFTER.match(surface.strip()[number.end() :] + after))
-    return True
+    return not (number and number.group(1)) or bool(_SCALE_AFTER.match(tail))
 
 
 _UNITS_WORDS = [

@@ -13,12 +13,13 @@ names any document's content."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.copula import asked_attribute, copular_answer, same_verb, verbal
 from conflictdesk.analysis.dates import find_dates
+from conflictdesk.analysis.text import matches
 
 Span = tuple[int, str, str, str]  # (start, key, surface, kind), as `claims.answer_spans`
 
@@ -42,15 +43,16 @@ def _rules(sentence: str, spans: list[Span], query: str, kind: str) -> Iterator[
     """Each construction's spans in turn (lazily: a later rule runs only when the earlier
     found nothing)."""
     if kind == "any":
-        phrase = copular_answer(sentence, query, matches)
+        phrase = copular_answer(sentence, query)
         yield within(spans, phrase) if phrase else []
     if kind == "number":
         counted = _counted_noun(query)
         yield [s for s in spans if _counts(sentence, s, counted)] if counted else []
-        yield _after_attribute(sentence, spans, asked_attribute(query))
+        attribute = asked_attribute(query)
+        yield _first_after(sentence, spans, lambda w: matches(w, attribute)) if attribute else []
     if kind == "date":
         event = _date_event(query)
-        yield _after_verb(sentence, spans, event) if event else []
+        yield _first_after(sentence, spans, lambda w: same_verb(w.lower(), event)) if event else []
         if _asks_death(query):
             yield [s for s in spans if _LIFESPAN_END.search(sentence[: s[0]])]
     if _asks_who(query):
@@ -126,31 +128,18 @@ def _date_event(query: str) -> str | None:
     return None if last in vocab.STOPWORDS else last
 
 
-def _after_verb(sentence: str, spans: Sequence[Span], verb: str) -> list[Span]:
-    """The first span within ATTRIBUTE_REACH characters after a form of `verb` ("was
-    established on 2 December 1848", "died in 1716")."""
-    ends = [m.end() for m in vocab.WORD.finditer(sentence) if same_verb(m.group(0).lower(), verb)]
-    for end in ends:
-        after = [s for s in spans if 0 <= s[0] - end <= ATTRIBUTE_REACH]
-        if after:
-            return after[:1]
-    return []
+REACH = 30  # characters from a value's anchor word to the value
 
 
-ATTRIBUTE_REACH = 30  # characters from the attribute's last word to its value
-
-
-def _after_attribute(sentence: str, spans: Sequence[Span], attribute: set[str]) -> list[Span]:
-    """The first span within ATTRIBUTE_REACH characters after a mention of the attribute
-    asked for ("a total population of 66,495, of whom 35,048 were men" for "What is the
-    total population of X?"): a value follows what it measures."""
-    if not attribute:
-        return []
-    ends = [m.end() for m in vocab.WORD.finditer(sentence) if matches(m.group(0), attribute)]
-    for end in ends:
-        after = [s for s in spans if 0 <= s[0] - end <= ATTRIBUTE_REACH]
-        if after:
-            return after[:1]
+def _first_after(sentence: str, spans: Sequence[Span], anchor: Callable[[str], bool]) -> list[Span]:
+    """The first span within REACH characters after a word `anchor` accepts: the date after
+    a when-question's verb ("was established on 2 December 1848"), the value after the
+    measure asked for ("a total population of 66,495, of whom 35,048 were men")."""
+    for word in vocab.WORD.finditer(sentence):
+        if anchor(word.group(0)):
+            after = [s for s in spans if 0 <= s[0] - word.end() <= REACH]
+            if after:
+                return after[:1]
     return []
 
 
@@ -189,6 +178,9 @@ def _in_lifespan(sentence: str, span: Span) -> bool:
     return bool(re.search(r"\d\s*[–—-]\s*\S", inside)) and len(find_dates(inside)) >= 2
 
 
+DOER_GAP = 40  # characters between the doer and its verb ("X, the actress who played")
+
+
 def _doers(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
     """For "Who <verb> ...?": the span just before the question's verb in the sentence, an
     appositive or relative clause between allowed ("X, the actress who played Y"), no other
@@ -218,9 +210,6 @@ def _cast(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
     return [s for s in spans if _CAST_AS.match(sentence[s[0] + len(s[2]) :])]
 
 
-DOER_GAP = 40  # characters between the doer and its verb ("X, the actress who played")
-
-
 def _question_verb(query: str) -> str | None:
     """The main verb of "Who <verb> ...?" ("played" in "Who played X in Y?"; the word after
     an auxiliary: "won" in "Who has won X?"; "written" in "X was written by?"),
@@ -243,16 +232,6 @@ def _asks_who(query: str) -> bool:
     written by?")."""
     words = vocab.words(query.lower())
     return any(w in ("who", "whom") for w in words[:3]) or words[-1:] == ["by"]
-
-
-def matches(word: str, query_words: set[str]) -> bool:
-    """Whether a sentence word matches a query word: the same word, or one a prefix (4+
-    letters) of the other ("play" / "played")."""
-    word = word.lower()
-    return word in query_words or any(
-        len(q) >= 4 and len(word) >= 4 and (word.startswith(q) or q.startswith(word))
-        for q in query_words
-    )
 
 
 def nearest_span(sentence: str, spans: Sequence[Span], query: str) -> Span:

@@ -171,3 +171,13 @@ def spell_out_acronyms(query: str, texts: Sequence[str]) -> str:
         if words:
             query = re.sub(rf"\b{acronym}\b", words, query)
     return query
+
+
+def matches(word: str, query_words: set[str]) -> bool:
+    """Whether a sentence word matches a query word: the same word, or one a prefix (4+
+    letters) of the other ("play" / "played")."""
+    word = word.lower()
+    return word in query_words or any(
+        len(q) >= 4 and len(word) >= 4 and (word.startswith(q) or q.startswith(word))
+        for q in query_words
+    )
