@@ -1,7 +1,7 @@
 """Time `detect` per claim with each labeller: answer-form claims of the RAMDocs EVAL half
 against their own documents (conflictdesk.benchmarks.scoring.detect_benchmark), cold (no
-judgment cached), medians over --repeats; the fusion labeller reads every pair three times
-(the document, its answer-bearing sentence, the reverse direction), the encoder once.
+judgment cached), medians over --repeats; the fusion labeller reads every pair twice (the
+document against the claim as written and as its question and answer), the encoder once.
 
 examples:
   .venv/bin/python scripts/bench_detect.py --threads 2

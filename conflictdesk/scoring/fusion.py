@@ -1,16 +1,27 @@
 """The fusion labeller: NLI probabilities and answer-aware reading features combined by a small
 logistic regression (numpy; weights in a JSON file, no pickle).
 
-For a (claim, document) pair the cross-encoder is asked three times: the document (windowed,
-max-evidence) against the claim, the document's answer-bearing sentence against the claim, and
-the claim against that sentence (the reverse direction). Their probabilities and the reading
-features of `conflictdesk.scoring.reading` form one vector (`FEATURES`); the regression gives
-P(SUPPORTS, CONTRADICTS, IRRELEVANT), calibrated by a temperature fitted on held-out data. Two
-structures (`STRUCTURES`): "split" (shipped) keeps the encoder's SUPPORTS and fits only the
+For a (claim, document) pair the cross-encoder is asked twice: the document (windowed,
+max-evidence) against the claim as written, and the document against the claim reworded as
+its question followed by its answer ("Q? A."; `reworded_claim`). Their probabilities and the
+reading features of `conflictdesk.scoring.reading` form one vector (`FEATURES`); the regression
+gives P(SUPPORTS, CONTRADICTS, IRRELEVANT), calibrated by a temperature fitted on held-out data.
+Two structures (`STRUCTURES`): "split" (shipped) keeps the encoder's SUPPORTS and fits only the
 CONTRADICTS-vs-IRRELEVANT decision, at a threshold; "softmax" fits all three relations, decided
 by the argmax of log P plus per-relation offsets. Threshold, offsets and class weights are chosen
 by cross-validation grouped by question on the training cases
-(`conflictdesk.training.fusion_cv`); the probabilities themselves stay calibrated."""
+(`conflictdesk.training.fusion_cv`); the probabilities themselves stay calibrated.
+
+Why the rewording: the NLI models were fine-tuned on the fusion's own training questions, in
+the claim template "The answer to the question Q is A.". On those pairs their contradiction
+score separates CONTRADICTS from IRRELEVANT almost perfectly (AUC 0.97 on the RAMDocs TRAIN
+half), on unseen questions far less (0.82 on the RAMDocs EVAL half, 0.55 on QACC questions
+held out from their training), so a regression fitted there trusted it over every honest
+feature, and on unseen documents an answer missing from a passage read as a contradiction.
+Worded as "Q? A.", a form they never saw, the same pairs score 0.94 / 0.83 on training
+questions and 0.83-0.85 on unseen ones (docs/fusion_report.md). The "split" regression
+therefore reads the reworded scores and no score of the training wording (`SPLIT_EXCLUDED`);
+the encoder's SUPPORTS decision keeps the claim as written, the wording it separates best."""
 
 from __future__ import annotations
 
@@ -27,6 +38,7 @@ from conflictdesk.scoring.reading import (
     ClaimFrame,
     Reading,
     frame_claim,
+    question_and_answer,
     read_document,
     sibling_features,
 )
@@ -34,16 +46,18 @@ from conflictdesk.types import NLIScores
 
 FEATURES = (
     "doc_entail", "doc_contra", "doc_neutral",
-    "key_entail", "key_contra", "key_neutral",
-    "rev_entail", "rev_contra",
+    "qa_entail", "qa_contra", "qa_neutral",
     "question_share_document", "question_share_key",
     "answer_in_document", "answer_in_key", "answer_token_share",
     "other_value_in_key", "other_values_in_document", "key_position", "log_length",
     *(f"kind_{k}" for k in KINDS),
-    "missing_answer_x_question_key", "other_value_x_no_answer", "key_contra_x_question_key",
-    "doc_contra_x_answer", "key_entail_x_answer_in_key",
+    "missing_answer_x_question_key", "other_value_x_no_answer", "qa_contra_x_answer",
     "twin_of_supporter", "answer_document_share", "twin_x_no_answer", "twin_x_other_value",
 )  # fmt: skip
+# The encoder's scores of the claim as written: the "split" structure's SUPPORTS decision reads
+# them, its regression does not (module docstring), so its weights there are 0.
+SPLIT_EXCLUDED = ("doc_entail", "doc_contra", "doc_neutral")
+SPLIT_INPUTS = np.asarray([name not in SPLIT_EXCLUDED for name in FEATURES])
 OUTPUTS = ("SUPPORTS", "CONTRADICTS", "IRRELEVANT")
 
 
@@ -51,25 +65,22 @@ def feature_vector(
     frame: ClaimFrame,
     reading: Reading,
     document: NLIScores,
-    key: NLIScores,
-    reverse: NLIScores,
+    reworded: NLIScores,
     siblings: tuple[float, float] = (0.0, 0.0),
 ) -> np.ndarray:
-    """The fusion features of one (claim, document) pair, in `FEATURES` order."""
+    """The fusion features of one (claim, document) pair, in `FEATURES` order: `document` and
+    `reworded` score the document against the claim as written and as `reworded_claim`."""
     r = reading
     base = [
         document.entailment, document.contradiction, document.neutral,
-        key.entailment, key.contradiction, key.neutral,
-        reverse.entailment, reverse.contradiction,
+        reworded.entailment, reworded.contradiction, reworded.neutral,
         r.question_share_document, r.question_share_key,
         r.answer_in_document, r.answer_in_key, r.answer_token_share,
         r.other_value_in_key, r.other_values_in_document, r.key_position, r.log_length,
         *(float(frame.kind == k) for k in KINDS),
         (1 - r.answer_in_document) * r.question_share_key,
         r.other_value_in_key * (1 - r.answer_in_key),
-        key.contradiction * r.question_share_key,
-        document.contradiction * r.answer_in_document,
-        key.entailment * r.answer_in_key,
+        reworded.contradiction * r.answer_in_document,
         siblings[0], siblings[1],
         siblings[0] * (1 - r.answer_in_document),
         siblings[0] * r.other_value_in_key,
@@ -80,9 +91,17 @@ def feature_vector(
 Classify = Callable[[list[tuple[str, str]]], Mapping[tuple[str, str], NLIScores]]
 
 
-def nli_requests(claim: str, reading: Reading, text: str) -> list[tuple[str, str]]:
-    """The three (premise, hypothesis) pairs the features need."""
-    return [(text, claim), (reading.key_sentence, claim), (claim, reading.key_sentence)]
+def reworded_claim(claim: str) -> str:
+    """An answer-form claim as its question followed by its answer ("What is X? 12 kg."): a
+    wording the NLI models were not trained on (module docstring); any other claim as it is."""
+    parts = question_and_answer(claim)
+    return f"{parts[0]} {parts[1]}." if parts else claim
+
+
+def nli_requests(claim: str, text: str) -> list[tuple[str, str]]:
+    """The (premise, hypothesis) pairs the features need: the document against the claim as
+    written and as reworded."""
+    return [(text, claim), (text, reworded_claim(claim))]
 
 
 def pair_features(
@@ -100,17 +119,13 @@ def pair_features(
         siblings = grouped
     frames = {claim: frame_claim(claim) for claim, _ in pairs}
     readings = [read_document(frames[claim], text) for claim, text in pairs]
-    requests = [
-        request
-        for (claim, text), reading in zip(pairs, readings, strict=True)
-        for request in nli_requests(claim, reading, text)
-    ]
+    requests = [request for claim, text in pairs for request in nli_requests(claim, text)]
     scores = classify(list(dict.fromkeys(requests)))
     rows = []
     for (claim, text), reading in zip(pairs, readings, strict=True):
-        doc, key, rev = (scores[r] for r in nli_requests(claim, reading, text))
+        doc, reworded = (scores[r] for r in nli_requests(claim, text))
         around = sibling_features(frames[claim], text, siblings.get(claim, ()))
-        rows.append(feature_vector(frames[claim], reading, doc, key, rev, around))
+        rows.append(feature_vector(frames[claim], reading, doc, reworded, around))
     return np.stack(rows) if rows else np.zeros((0, len(FEATURES)))
 
 
@@ -296,6 +311,19 @@ def _adam(
             m[1] = 0.999 * m[1] + 0.001 * g * g
             p -= lr * (m[0] / (1 - 0.9**step)) / (np.sqrt(m[1] / (1 - 0.999**step)) + 1e-8)
     return params[0], params[1]
+
+
+def fit_split_regression(
+    x: np.ndarray, y: np.ndarray, *, l2: float = 1e-2
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`fit_binary` over the "split" regression's inputs (`SPLIT_INPUTS`), laid out over every
+    feature: the excluded columns get mean 0, scale 1 and weight 0."""
+    mean, scale = np.zeros(len(FEATURES)), np.ones(len(FEATURES))
+    weights = np.zeros((len(FEATURES), 1))
+    mean[SPLIT_INPUTS], scale[SPLIT_INPUTS], weights[SPLIT_INPUTS], bias = fit_binary(
+        x[:, SPLIT_INPUTS], y, l2=l2
+    )
+    return mean, scale, weights, bias
 
 
 def fit_binary_temperature(logits: np.ndarray, y: np.ndarray) -> float:

@@ -63,6 +63,13 @@ def is_answer_claim(claim: str) -> bool:
     return _TEMPLATE.match(claim) is not None
 
 
+def question_and_answer(claim: str) -> tuple[str, str] | None:
+    """(question, answer) of an answer-form claim ("The answer to the question Q? is A."), as
+    written; None for a claim of another form."""
+    match = _TEMPLATE.match(claim)
+    return (match.group("q").strip(), match.group("a").strip()) if match else None
+
+
 def frame_claim(claim: str) -> ClaimFrame:
     """The claim as question and answer: the ConflictBench template gives both; otherwise its
     numbers, years and mid-sentence names are the answers and the whole claim the context."""

@@ -31,9 +31,9 @@ from conflictdesk.scoring.fusion import (
     Classify,
     FusionModel,
     decide,
-    fit_binary,
     fit_binary_temperature,
     fit_logistic,
+    fit_split_regression,
     fit_temperature,
     pair_features,
     sigmoid,
@@ -132,10 +132,10 @@ def fit_split(
     rows = y != RELATIONS.index("SUPPORTS")
     contra = (y == RELATIONS.index("CONTRADICTS")).astype(float)
     fit_rows = rows & ~held
-    mean, scale, w, b = fit_binary(x[fit_rows], contra[fit_rows], l2=l2)
+    mean, scale, w, b = fit_split_regression(x[fit_rows], contra[fit_rows], l2=l2)
     logits = (((x[rows & held] - mean) / scale) @ w + b)[:, 0]
     temperature = fit_binary_temperature(logits, contra[rows & held])
-    mean, scale, w, b = fit_binary(x[rows], contra[rows], l2=l2)
+    mean, scale, w, b = fit_split_regression(x[rows], contra[rows], l2=l2)
     return FusionModel(model_id, mean, scale, w, b, temperature, structure="split",
                        threshold=threshold)  # fmt: skip
 
@@ -144,7 +144,7 @@ def contra_regression(l2: float):
     """`fit_contra(x, y)` for `choose_split`: the binary regression's probability function."""
 
     def fit(x: np.ndarray, y: np.ndarray) -> object:
-        mean, scale, w, b = fit_binary(x, y, l2=l2)
+        mean, scale, w, b = fit_split_regression(x, y, l2=l2)
         return lambda z: sigmoid((((z - mean) / scale) @ w + b)[:, 0])
 
     return fit
@@ -365,7 +365,7 @@ def fusion_report(
     return out
 
 
-SEPARATION_FEATURES = ("doc_contra", "key_contra", "rev_contra")
+SEPARATION_FEATURES = ("doc_contra", "qa_contra")
 
 
 def encoder_separation(case_set: CaseSet) -> dict[str, float]:

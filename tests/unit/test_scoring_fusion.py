@@ -12,12 +12,15 @@ import pytest
 from conflictdesk.errors import CapabilityError, ModelIntegrityError
 from conflictdesk.scoring.fusion import (
     FEATURES,
+    SPLIT_EXCLUDED,
     FusionModel,
     fit_binary,
     fit_binary_temperature,
     fit_logistic,
+    fit_split_regression,
     fit_temperature,
     pair_features,
+    reworded_claim,
     softmax,
 )
 from conflictdesk.scoring.label import label_claims
@@ -69,10 +72,39 @@ def test_pair_features_shape_and_requests():
         seen.extend(requests)
         return {r: NLIScores(0.2, 0.5, 0.3) for r in requests}
 
-    x = pair_features([(CLAIM, "The Quarry Bridge was opened in 1928. It is long.")], classify)
+    text = "The Quarry Bridge was opened in 1928. It is long."
+    x = pair_features([(CLAIM, text)], classify)
     assert x.shape == (1, len(FEATURES))
-    assert len(seen) == 3 and seen[0][1] == CLAIM and seen[2][0] == CLAIM  # both directions
+    # the document against the claim as written, then as its question and answer
+    assert seen == [(text, CLAIM), (text, "When was the Quarry Bridge opened? 1931.")]
     assert x[0, FEATURES.index("doc_contra")] == pytest.approx(0.3)
+    assert x[0, FEATURES.index("qa_contra")] == pytest.approx(0.3)
+
+
+def test_only_answer_form_claims_are_reworded():
+    assert reworded_claim(CLAIM) == "When was the Quarry Bridge opened? 1931."
+    assert reworded_claim("The answer to the question Who built it? is Ana Brill and Tessel.") == (
+        "Who built it? Ana Brill and Tessel."
+    )
+    free = "The Quarry Bridge opened in 1931."
+    assert reworded_claim(free) == free
+
+
+def test_the_split_regression_does_not_read_the_claim_as_written():
+    """The encoder's scores of the training wording go to the SUPPORTS decision only: the
+    regression's weights there are 0, so they cannot move P(CONTRADICTS | not SUPPORTS)."""
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(400, len(FEATURES)))
+    y = (x[:, FEATURES.index("doc_contra")] + x[:, FEATURES.index("qa_contra")] > 0).astype(float)
+    mean, scale, w, b = fit_split_regression(x, y, l2=1e-4)
+    excluded = [FEATURES.index(name) for name in SPLIT_EXCLUDED]
+    assert np.all(w[excluded] == 0) and np.all(mean[excluded] == 0)
+    assert np.all(scale[excluded] == 1)
+    assert w[FEATURES.index("qa_contra"), 0] > 1.0  # the reworded score carries the signal
+    model = FusionModel("split@1", mean, scale, w, b, 1.0, structure="split")
+    moved = x.copy()
+    moved[:, FEATURES.index("doc_contra")] += 5.0
+    assert np.allclose(model.contradicts(moved), model.contradicts(x))
 
 
 def test_logistic_regression_learns_a_separable_rule_and_round_trips(tmp_path):
