@@ -3,9 +3,10 @@ IRRELEVANT (ConflictScore §3, step 2).
 
 Four labellers:
 - "fusion" (default, see DEFAULT_LABELLER): for claims in the answer form, the
-  cross-encoder's probabilities (document windows, the answer-bearing sentence, and the
-  reverse direction) fused with answer-aware reading features by a small trained regression
-  (`conflictdesk.scoring.fusion`); other claims as "nli".
+  cross-encoder's probabilities (the document windows against the claim as written, which
+  decide SUPPORTS, and against the claim reworded as "Q? A.") fused with answer-aware reading
+  features by a small trained regression (`conflictdesk.scoring.fusion`); other claims as
+  "nli".
 - "nli": the NLI cross-encoder with the document as premise and the claim as
   hypothesis; entailment → SUPPORTS, contradiction → CONTRADICTS, neutral → IRRELEVANT (argmax).
   Documents longer than the encoder's window are windowed by the back-end.
