@@ -77,8 +77,9 @@ MARKDOWN = """# Fusion labeller: development report
 Written by `.venv/bin/python scripts/train_fusion.py --markdown docs/fusion_report.md`.
 Trained on the RAMDocs TRAIN half and QACC train; RAMDocs EVAL half and QACC dev are held out.
 Structure "split" (`--structure split`, the default since 2026-11-25): the encoder's argmax keeps
-SUPPORTS, and a binary regression decides CONTRADICTS against IRRELEVANT for the other pairs, at a threshold on its output chosen by 5-fold cross-validation grouped by
-question on the training cases (objective: mean conflict F1 + relation macro-F1); the "softmax"
+SUPPORTS, and a binary regression decides CONTRADICTS against IRRELEVANT for the other pairs,
+at a threshold on its output chosen by 5-fold cross-validation grouped by question on the
+training cases (objective: mean conflict F1 + relation macro-F1); the "softmax"
 structure (`--structure softmax`) instead chooses class weights and decision offsets the same
 way. No held-out set took part in either choice. Why "split": the encoder's SUPPORTS holds up
 off its training sets, its CONTRADICTS-vs-IRRELEVANT separation does not (the "encoder
@@ -109,7 +110,8 @@ averaged, 0.896 / 0.829 and 0.302 / 0.622 (a second document-length reading per 
 conflict F1 below the old model); "A is the answer to: Q" alone, 0.851 / 0.786 and 0.333 /
 0.615; the reworded scores added beside the old ones, 0.848 / 0.798 and 0.309 / 0.617 (the
 regression kept trusting `doc_contra`). The rewording was chosen on these held-out figures,
-so they are slightly optimistic for it; the kept-back sets are the independent check. On QACC dev every labeller ranks
+so they are slightly optimistic for it; the kept-back sets are the independent check. On QACC
+dev every labeller ranks
 cases by P(CONTRADICTS) near AUC 0.6 and the conflict-F1 difference's bootstrap interval spans
 zero: the difference between the two labellers there is within sampling noise.
 
