@@ -14,14 +14,14 @@ by cross-validation grouped by question on the training cases
 
 Why the rewording: the NLI models were fine-tuned on the fusion's own training questions, in
 the claim template "The answer to the question Q is A.". On those pairs their contradiction
-score separates CONTRADICTS from IRRELEVANT almost perfectly (AUC 0.97 on the RAMDocs TRAIN
-half), on unseen questions far less (0.82 on the RAMDocs EVAL half, 0.55 on QACC questions
-held out from their training), so a regression fitted there trusted it over every honest
-feature, and on unseen documents an answer missing from a passage read as a contradiction.
-Worded as "Q? A.", a form they never saw, the same pairs score 0.94 / 0.83 on training
-questions and 0.83-0.85 on unseen ones (docs/fusion_report.md). The "split" regression
-therefore reads the reworded scores and no score of the training wording (`SPLIT_EXCLUDED`);
-the encoder's SUPPORTS decision keeps the claim as written, the wording it separates best."""
+score separates CONTRADICTS from IRRELEVANT far better (ranking AUC 0.96 on the RAMDocs TRAIN
+half, 0.89 on QACC train) than on unseen questions (0.78 on the RAMDocs EVAL half, 0.64 on QACC
+dev), so a regression fitted there trusted it over every honest feature, and on unseen
+documents an answer missing from a passage read as a contradiction. Worded as "Q? A.", a form
+they never saw, the same pairs read 0.93 / 0.80 on the training sets and 0.82 / 0.70 on the
+unseen ones (docs/fusion_report.md, "encoder separation"). The "split" regression therefore
+reads the reworded scores and no score of the training wording (`SPLIT_EXCLUDED`); the
+encoder's SUPPORTS decision keeps the claim as written, the wording it separates best."""
 
 from __future__ import annotations
 
