@@ -54,9 +54,11 @@ FEATURES = (
     "missing_answer_x_question_key", "other_value_x_no_answer", "qa_contra_x_answer",
     "twin_of_supporter", "answer_document_share", "twin_x_no_answer", "twin_x_other_value",
 )  # fmt: skip
-# The encoder's scores of the claim as written: the "split" structure's SUPPORTS decision reads
-# them, its regression does not (module docstring), so its weights there are 0.
-SPLIT_EXCLUDED = ("doc_entail", "doc_contra", "doc_neutral")
+# The encoder's scores of the claim as written (doc_entail, doc_contra, doc_neutral, in OUTPUTS
+# order): the "split" structure's SUPPORTS decision reads them, its regression does not (module
+# docstring), so its weights there are 0.
+SUPPORTS_COLUMNS = slice(0, 3)
+SPLIT_EXCLUDED = FEATURES[SUPPORTS_COLUMNS]
 SPLIT_INPUTS = np.asarray([name not in SPLIT_EXCLUDED for name in FEATURES])
 OUTPUTS = ("SUPPORTS", "CONTRADICTS", "IRRELEVANT")
 
@@ -119,11 +121,11 @@ def pair_features(
         siblings = grouped
     frames = {claim: frame_claim(claim) for claim, _ in pairs}
     readings = [read_document(frames[claim], text) for claim, text in pairs]
-    requests = [request for claim, text in pairs for request in nli_requests(claim, text)]
-    scores = classify(list(dict.fromkeys(requests)))
+    requests = [nli_requests(claim, text) for claim, text in pairs]
+    scores = classify(list(dict.fromkeys(r for both in requests for r in both)))
     rows = []
-    for (claim, text), reading in zip(pairs, readings, strict=True):
-        doc, reworded = (scores[r] for r in nli_requests(claim, text))
+    for (claim, text), reading, both in zip(pairs, readings, requests, strict=True):
+        doc, reworded = (scores[r] for r in both)
         around = sibling_features(frames[claim], text, siblings.get(claim, ()))
         rows.append(feature_vector(frames[claim], reading, doc, reworded, around))
     return np.stack(rows) if rows else np.zeros((0, len(FEATURES)))
@@ -138,7 +140,6 @@ def pair_features(
 #   fine-tuned on to 0.64-0.78 on held-out ones (docs/fusion_report.md, "encoder
 #   separation"): the fitted part is kept to the decision the encoder cannot make alone.
 STRUCTURES = ("softmax", "split")
-SUPPORTS_COLUMNS = slice(0, 3)  # doc_entail, doc_contra, doc_neutral: the encoder, OUTPUTS order
 
 
 @dataclass(frozen=True)
