@@ -286,14 +286,15 @@ def answer_spans(
                 spans.append((match.start(), key, match.group(0), "number"))
     if kind in ("entity", "any"):
         query_words = {names.word_form(w) for w in tx.content_words(query)}
+        query_names = _name_words(query)
         names_someone = _asks_who_or_where(query)
         for start, surface in tx.entity_spans(remainder, known_capitals):
-            # answers do not repeat Q, in any variant ("Acme's" for "Acme"); a lone capital
-            # ("C" of "°C") is no entity; the possessive is not part of the answer
-            words = {names.word_form(w) for w in tx.content_words(surface)}
+            # a lone capital ("C" of "°C") is no entity; the possessive is not part of the
+            # answer
+            words = [names.word_form(w) for w in tx.content_words(surface)]
             if names_someone and _qualifier(surface):
                 continue
-            if len(surface) > 1 and not words & query_words:
+            if len(surface) > 1 and not repeats_query(words, query_words, query_names):
                 surface = names.drop_possessive(surface)
                 spans.append((start, f"ent:{names.answer_key(surface)}", surface, "entity"))
     if kind == "any":
@@ -313,6 +314,27 @@ _PAGE_STAMP = re.compile(
 def _reference_mark(text: str, start: int, end: int) -> bool:
     """A citation mark such as "[1]" or "[ 12 ]": a number in square brackets."""
     return bool(re.search(r"\[\s*$", text[:start]) and re.match(r"\s*\]", text[end:]))
+
+
+def repeats_query(words: Sequence[str], query_words: set[str], query_names: set[str]) -> bool:
+    """Whether a name (its word forms, in order) repeats the question rather than answering
+    it: it shares a word with the question ("Acme's" for "Acme", "Acme Corp Chief
+    Executive"), unless the one word shared is its head, the last, and a common noun of the
+    question rather than a name the question capitalises: the class asked about ("Amazon
+    Basin" for "Which river has the largest basin?", "Davidson College" for "Where did X
+    go to college?")."""
+    shared = set(words) & query_words
+    head = {words[-1]} if len(words) > 1 else set()
+    return bool(shared) and (shared != head or bool(shared & query_names))
+
+
+def _name_words(query: str) -> set[str]:
+    """Word forms of the names the question capitalises (none in a lower-case question)."""
+    return {
+        names.word_form(w)
+        for _, surface in tx.entity_spans(query, tx.midsentence_capitals(query))
+        for w in tx.content_words(surface)
+    }
 
 
 _WHO_OR_WHERE = vocab.wordset("who whom whose where")

@@ -139,7 +139,7 @@ def asked_attribute(query: str) -> set[str]:
         rest = rest[owner[-1] + 1 :] if owner else rest
     else:  # "what/which <noun> <verb> ...": the noun, perhaps with a modifier
         rest = words[1:3]
-    attribute = []
+    attribute: list[str] = []
     for word in rest:
         if word in _ATTRIBUTE_END and attribute:
             break
@@ -199,7 +199,7 @@ def _left_phrase(sentence: str, end: int) -> tuple[int, str] | None:
         head = head[: head.rindex("(")].rstrip()
     cut = max((m.end() for m in _PUNCTUATION.finditer(head)), default=0)
     tokens = list(re.finditer(r"\S+", head[cut:]))
-    kept = []
+    kept: list[re.Match[str]] = []
     for match in reversed(tokens):
         if match.group(0).lower() in _BOUNDARY_WORDS:
             break

@@ -246,8 +246,10 @@ def nearest_span(sentence: str, spans: Sequence[Span], query: str) -> Span:
 
 
 def span_distances(sentence: str, spans: Sequence[Span], query: str) -> list[int] | None:
-    """Each span's distance in characters to the nearest anchor of `nearest_span` (0 when an
-    anchor lies inside it); None when the sentence holds no query word."""
+    """Each span's distance in characters to the nearest anchor of `nearest_span` outside it
+    (a query word inside a span is the span's own, as "Basin" of "Amazon Basin": no sign that
+    the sentence relates it to the question; the sentence's length when no anchor lies
+    outside it); None when the sentence holds no query word."""
     names = {w for e in tx.entities(query) for w in tx.content_words(e)}
     query_words = set(tx.content_words(query))
     anchors: list[int] = []
@@ -260,6 +262,7 @@ def span_distances(sentence: str, spans: Sequence[Span], query: str) -> list[int
 
     def distance(span: Span) -> int:
         start, end = span[0], span[0] + len(span[2])
-        return min(0 if start <= a < end else min(abs(a - start), abs(a - end)) for a in anchors)
+        outside = [a for a in anchors if not start <= a < end]
+        return min((min(abs(a - start), abs(a - end)) for a in outside), default=len(sentence))
 
     return [distance(span) for span in spans]

@@ -266,3 +266,46 @@ def test_other_questions_still_read_nationality_words():
 def test_a_contracted_who_question_reads_no_nationality_word():
     spans = answer_spans("The role went to American actor Jan Osk.", "entity", "Who's the actor?")
     assert [s[2] for s in spans] == ["Jan Osk"]
+
+
+@pytest.mark.parametrize(
+    ("query", "sentence", "answer"),
+    [
+        # the name's head is a common noun of the question: the class asked about
+        ("Which river drains the largest basin?",
+         "Of those, the Orlen Basin is the largest, covering a third of the plain.", "Orlen Basin"),
+        ("Where did Tam Oxley study in college?",
+         "Tam Oxley earned his degree from Harrow Vale College in 2004.", "Harrow Vale College"),
+        # a hyphenated name whose head names the class
+        ("Which delta is the largest delta in the region?",
+         "The Sel-Varrin Delta, the region's largest, covers 4,000 square km.",
+         "Sel-Varrin Delta"),
+    ],
+)  # fmt: skip
+def test_a_name_whose_head_is_a_common_noun_of_the_question_answers(query, sentence, answer):
+    found = passage_answer(query, "entity", [sentence], set())
+    assert found is not None and found[1] == answer
+
+
+@pytest.mark.parametrize(
+    ("query", "sentence"),
+    [
+        # every word is the question's (a repetition in another case)
+        ("who founded brindle works?", "Brindle Works was founded in 1911."),
+        # a word of a name the question capitalises, even as the head
+        ("Who leads Brindle Works?", "The output of Cold Brindle Works rose."),
+        # a shared word that is not the head: a title that repeats the question
+        ("who sang the river at dawn?", "River At Dawn Song lyrics were printed."),
+    ],
+)
+def test_a_name_repeating_the_question_is_no_answer(query, sentence):
+    assert [s[2] for s in answer_spans(sentence, "entity", query)] == []
+
+
+def test_a_names_own_word_is_not_its_anchor_to_the_question():
+    # "Basin" inside the name does not put it next to the question's words; "largest" does
+    sentence = "The Orlen Basin, says the Kessel Survey, is the largest in the world."
+    query = "Which river has the largest basin in the world?"
+    spans = answer_spans(sentence, "entity", query)
+    assert [s[2] for s in spans] == ["Orlen Basin", "Kessel Survey"]
+    assert nearest_span(sentence, spans, query)[2] == "Kessel Survey"
