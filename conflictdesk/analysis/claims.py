@@ -387,10 +387,19 @@ def passage_answer(
         spans = answer_spans(sentence, kind, query, known_capitals, measured)
         if spans:
             stated, spans = stated_answer(sentence, spans, query, kind)
+            if kind == "any":
+                spans = _names_first(spans)
             chosen = stated or nearest_span(sentence, spans, query)
             _, key, surface, span_kind = chosen
             return key, surface, span_kind, sentence
     return None
+
+
+def _names_first(spans: list[tuple[int, str, str, str]]) -> list[tuple[int, str, str, str]]:
+    """A question of no particular kind did not ask for a date or a number (its form would
+    have said so: "when", "how many", a measured attribute), so a sentence's names and stated
+    phrases answer it before its dates and numbers."""
+    return [s for s in spans if s[3] in ("entity", "phrase")] or spans
 
 
 CLAIM_TEMPLATE = "The answer to the question {question} is {answer}."

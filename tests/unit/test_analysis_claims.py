@@ -309,3 +309,14 @@ def test_a_names_own_word_is_not_its_anchor_to_the_question():
     spans = answer_spans(sentence, "entity", query)
     assert [s[2] for s in spans] == ["Orlen Basin", "Kessel Survey"]
     assert nearest_span(sentence, spans, query)[2] == "Kessel Survey"
+
+
+def test_a_question_of_no_kind_reads_a_name_before_a_date_or_number():
+    query = "What conflict is the Battle of Orlen associated with?"
+    assert answer_kind(query) == "any"
+    sentence = "The Battle of Orlen (1912) was a naval battle fought during the Tessa-Varr War."
+    found = passage_answer(query, "any", [sentence], set())
+    assert found is not None and found[1] == "Tessa-Varr War"
+    # with no name or stated phrase in the sentence, its number still answers
+    found = passage_answer(query, "any", ["It was fought in 1912."], set())
+    assert found is not None and found[1] == "1912"
