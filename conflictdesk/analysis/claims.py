@@ -46,7 +46,7 @@ from conflictdesk.analysis.copula import asked_attribute, copular_answer
 from conflictdesk.analysis.dates import FULL_MONTHS, MONTHS, find_calendar, find_dates
 from conflictdesk.analysis.dimensions import NUMBER_WORDS, asked_dimension, fits, number_word_value
 from conflictdesk.analysis.quantities import merge_same_quantities
-from conflictdesk.analysis.stated import nearest_span, stated_answer, within
+from conflictdesk.analysis.stated import Span, nearest_span, stated_answer, within
 from conflictdesk.analysis.types import Candidate, ClaimFrame, QueryForm
 from conflictdesk.types import Passage
 
@@ -395,7 +395,7 @@ def passage_answer(
     return None
 
 
-def _names_first(spans: list[tuple[int, str, str, str]]) -> list[tuple[int, str, str, str]]:
+def _names_first(spans: list[Span]) -> list[Span]:
     """A question of no particular kind did not ask for a date or a number (its form would
     have said so: "when", "how many", a measured attribute), so a sentence's names and stated
     phrases answer it before its dates and numbers."""

@@ -22,20 +22,20 @@ per-document answer, QACC's supporting contexts) by `scripts/train_span_reader.p
 weights are models/reader/span_reader.json.
 
 Opt-in (`AnalysisOptions(reader="model")`, `ask --reader model`); the default is the rule.
-Held out (`scripts/train_span_reader.py --no-write`, 2026-11-28): per-passage answer
-accuracy QACC dev 0.484 against the rule's 0.468, RAMDocs EVAL half 0.604 against 0.567; the
-frame's lead 0.373 / 0.368 and 0.521 / 0.479, but typed_dev 0.566 / 0.575 (candidate recall
-0.670 / 0.660). Through `ask` (session 9, `scripts/eval_ask.py --ramdocs-half eval --reader
-model` against `--reader rules`): answer recall QACC dev 0.454 / 0.461 and typed_dev 0.625 /
-0.642. A margin for the rule's choice (0.25, chosen by grouped CV on the training choices)
-did not close the typed_dev gap; with the training rows also weighted equally per answer kind
-typed_dev's lead read 0.585, but grouped CV on the training choices, balanced per kind, did
-not prefer that weighting (0.757 against 0.761), so choosing it would be a choice made on the
-held-out sets (measured before the session-11 spans). Not better everywhere, so not the default. Learnt weights favour the span nearest the question's words in a
-sentence sharing many of them, as the rule does, plus the spans other passages' rule
-answers hold; a unit/currency "shape" agreement feature got no weight from the training
-questions (mostly entity answers), which is where typed_dev's losses are ("$250" against
-"14 days", "142 °C" against "1 atm")."""
+Held out (`scripts/train_span_reader.py --no-write`, 2026-11-28): per-passage answer accuracy
+QACC dev 0.484 against the rule's 0.468, RAMDocs EVAL half 0.604 against 0.567; the frame's
+lead 0.373 / 0.368 and 0.521 / 0.479, but typed_dev 0.566 / 0.575 (candidate recall 0.670 /
+0.660). Through `ask` (session 9, `scripts/eval_ask.py --ramdocs-half eval --reader model`
+against `--reader rules`): answer recall QACC dev 0.454 / 0.461 and typed_dev 0.625 / 0.642. A
+margin for the rule's choice (0.25, chosen by grouped CV on the training choices) did not close
+the typed_dev gap; with the training rows also weighted equally per answer kind typed_dev's
+lead read 0.585, but grouped CV on the training choices, balanced per kind, did not prefer that
+weighting (0.757 against 0.761), so choosing it would be a choice made on the held-out sets
+(measured before the session-11 spans). Not better everywhere, so not the default. Learnt
+weights favour the span nearest the question's words in a sentence sharing many of them, as the
+rule does, plus the spans other passages' rule answers hold; a unit/currency "shape" agreement
+feature got no weight from the training questions (mostly entity answers), which is where
+typed_dev's losses are ("$250" against "14 days", "142 °C" against "1 atm")."""
 
 from __future__ import annotations
 
