@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from conflictdesk import vocabulary as vocab
@@ -46,7 +46,7 @@ from conflictdesk.analysis.copula import asked_attribute, copular_answer
 from conflictdesk.analysis.dates import FULL_MONTHS, MONTHS, find_calendar, find_dates
 from conflictdesk.analysis.dimensions import NUMBER_WORDS, asked_dimension, fits, number_word_value
 from conflictdesk.analysis.quantities import merge_same_quantities
-from conflictdesk.analysis.stated import Span, nearest_span, stated_answer, within
+from conflictdesk.analysis.stated import Span, anchored_value, nearest_span, stated_answer, within
 from conflictdesk.analysis.types import Candidate, ClaimFrame, QueryForm
 from conflictdesk.types import Passage
 
@@ -373,18 +373,28 @@ def passage_answer(
     known_capitals: set[str] | None = None,
     measured: bool = True,
 ) -> tuple[str, str, str, str] | None:
-    """(key, surface, kind, sentence) of the passage's answer: in the most query-relevant
-    sentence holding a span of the kind asked for (the key sentence itself for sentence
-    answers; `measured` as `answer_spans`), the span that sentence states as the answer by
-    its construction (`stated.stated_answer`: a copula's other side, a passive's agent, the
-    value after a measure, ...), else the span nearest the question's words; None when no
-    sentence holds one."""
+    """(key, surface, kind, sentence) of the passage's answer. A number or date question
+    first takes the value its own words anchor in any stating sentence (`stated.
+    anchored_value`: "a total population of 66,495", "was founded on 2 May 1887"), the most
+    query-relevant first; otherwise, in the most query-relevant sentence holding a span of
+    the kind asked for (the key sentence itself for sentence answers; `measured` as
+    `answer_spans`), the span that sentence states as the answer by its construction
+    (`stated.stated_answer`: a copula's other side, a passive's agent, ...), else the span
+    nearest the question's words; None when no sentence holds one."""
     if kind == "sentence":
         return f"sent:{tx.normalise_span(ranked[0])}", ranked[0], "sentence", ranked[0]
-    for sentence in ranked:
-        if not states_something(sentence):
-            continue
-        spans = answer_spans(sentence, kind, query, known_capitals, measured)
+    found: Iterable[tuple[str, list[Span]]] = (
+        (sentence, answer_spans(sentence, kind, query, known_capitals, measured))
+        for sentence in ranked
+        if states_something(sentence)
+    )
+    if kind in ("number", "date"):
+        found = list(found)
+        for sentence, spans in found:
+            anchored = anchored_value(sentence, spans, query, kind)
+            if anchored is not None:
+                return anchored[1], anchored[2], anchored[3], sentence
+    for sentence, spans in found:
         if spans:
             stated, spans = stated_answer(sentence, spans, query, kind)
             if kind == "any":

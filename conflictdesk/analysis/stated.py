@@ -30,21 +30,31 @@ def stated_answer(
     """The span the sentence states as the answer, if a construction says so, and the spans
     left to choose among otherwise (a lifespan's dates dropped unless the question asks a
     birth or a death)."""
-    spans = list(spans)
-    if kind == "date" and not (_asks_birth(query) or _asks_death(query)):
-        spans = [s for s in spans if not _in_lifespan(sentence, s)] or spans
+    spans = _answerable(sentence, spans, query, kind)
     for found in _rules(sentence, spans, query, kind):
         if found:
             return found[0], spans
     return None, spans
 
 
-def _rules(sentence: str, spans: list[Span], query: str, kind: str) -> Iterator[list[Span]]:
-    """Each construction's spans in turn (lazily: a later rule runs only when the earlier
-    found nothing)."""
-    if kind == "any":
-        phrase = copular_answer(sentence, query)
-        yield within(spans, phrase) if phrase else []
+def anchored_value(sentence: str, spans: Sequence[Span], query: str, kind: str) -> Span | None:
+    """The value a number or date question's own words anchor in the sentence: the number
+    before the noun "how many" counts, the value right after the measure asked for, the date
+    right after the question's verb; None for other kinds or when no anchor holds one."""
+    answerable = _answerable(sentence, spans, query, kind)
+    found = next((f for f in _value_rules(sentence, answerable, query, kind) if f), None)
+    return found[0] if found else None
+
+
+def _answerable(sentence: str, spans: Sequence[Span], query: str, kind: str) -> list[Span]:
+    """The spans that may answer: a lifespan's dates only for a birth or death question."""
+    if kind == "date" and not (_asks_birth(query) or _asks_death(query)):
+        return [s for s in spans if not _in_lifespan(sentence, s)] or list(spans)
+    return list(spans)
+
+
+def _value_rules(sentence: str, spans: list[Span], query: str, kind: str) -> Iterator[list[Span]]:
+    """The anchored-value constructions of `anchored_value`, in turn (lazily)."""
     if kind == "number":
         counted = _counted_noun(query)
         yield [s for s in spans if _counts(sentence, s, counted)] if counted else []
@@ -53,8 +63,17 @@ def _rules(sentence: str, spans: list[Span], query: str, kind: str) -> Iterator[
     if kind == "date":
         event = _date_event(query)
         yield _first_after(sentence, spans, lambda w: same_verb(w.lower(), event)) if event else []
-        if _asks_death(query):
-            yield [s for s in spans if _LIFESPAN_END.search(sentence[: s[0]])]
+
+
+def _rules(sentence: str, spans: list[Span], query: str, kind: str) -> Iterator[list[Span]]:
+    """Each construction's spans in turn (lazily: a later rule runs only when the earlier
+    found nothing)."""
+    if kind == "any":
+        phrase = copular_answer(sentence, query)
+        yield within(spans, phrase) if phrase else []
+    yield from _value_rules(sentence, spans, query, kind)
+    if kind == "date" and _asks_death(query):
+        yield [s for s in spans if _LIFESPAN_END.search(sentence[: s[0]])]
     if _asks_who(query):
         distances = span_distances(sentence, spans, query) or [0] * len(spans)
         yield _agents(sentence, spans, query, distances, by_verb=True)

@@ -320,3 +320,22 @@ def test_a_question_of_no_kind_reads_a_name_before_a_date_or_number():
     # with no name or stated phrase in the sentence, its number still answers
     found = passage_answer(query, "any", ["It was fought in 1912."], set())
     assert found is not None and found[1] == "1912"
+
+
+def test_a_value_the_questions_words_anchor_answers_from_any_sentence():
+    # the first sentence names the township and a number; the second anchors the population
+    ranked = [
+        "Orrin Township is one of the twelve townships of Kessel County.",
+        "The census counted a population of 4,218 in the township.",
+    ]
+    found = passage_answer("What is the population of Orrin Township?", "number", ranked, set())
+    assert found is not None and found[1] == "4,218"
+    ranked = [
+        "The Tarn Bridge, 240 m long, carried trams until 1961.",
+        "The bridge was opened on 3 May 1898 by the mayor.",
+    ]
+    found = passage_answer("When was the Tarn Bridge opened?", "date", ranked, set())
+    assert found is not None and found[1] == "3 May 1898"
+    # without an anchored value, the most relevant sentence's nearest span, as before
+    found = passage_answer("When was the Tarn Bridge built?", "date", ranked, set())
+    assert found is not None and found[1] == "1961"
