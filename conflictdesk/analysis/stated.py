@@ -19,6 +19,7 @@ from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.copula import asked_attribute, copular_answer, same_verb, verbal
 from conflictdesk.analysis.dates import find_dates
+from conflictdesk.analysis.names import word_form
 from conflictdesk.analysis.text import matches
 
 Span = tuple[int, str, str, str]  # (start, key, surface, kind), as `claims.answer_spans`
@@ -71,6 +72,8 @@ def _rules(sentence: str, spans: list[Span], query: str, kind: str) -> Iterator[
     if kind == "any":
         phrase = copular_answer(sentence, query)
         yield within(spans, phrase) if phrase else []
+    if kind in ("entity", "any"):
+        yield _names_of_class(spans, query)
     yield from _value_rules(sentence, spans, query, kind)
     if kind == "date" and _asks_death(query):
         yield [s for s in spans if _LIFESPAN_END.search(sentence[: s[0]])]
@@ -80,6 +83,20 @@ def _rules(sentence: str, spans: list[Span], query: str, kind: str) -> Iterator[
         yield _cast(sentence, spans, query)
         yield _doers(sentence, spans, query)
         yield _agents(sentence, spans, query, distances, by_verb=False)
+
+
+def _names_of_class(spans: Sequence[Span], query: str) -> list[Span]:
+    """For "which/what <class> ...?", the names whose first or last word is the class asked
+    about ("the Orlen Delta" or "Lake Ossery" for "Which delta / lake ...?")."""
+    asked = {word_form(w) for w in asked_attribute(query)}
+    if not asked:
+        return []
+    named = []
+    for span in spans:
+        words = [word_form(w) for w in tx.content_words(span[2])] if span[3] == "entity" else []
+        if len(words) > 1 and asked & {words[0], words[-1]}:
+            named.append(span)
+    return named
 
 
 def within(spans: Sequence[Span], phrase: tuple[int, str]) -> list[Span]:

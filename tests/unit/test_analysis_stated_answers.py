@@ -245,3 +245,15 @@ def test_a_year_inside_a_stated_class_is_a_modifier():
         "1948 Danish romantic comedy",
         "phrase",
     )
+
+
+def test_a_name_of_the_class_asked_about_answers_which_questions():
+    query = "Which delta is the largest in the region?"
+    sentence = (
+        "Covering 4,000 km2, the Sel-Varrin Delta in Ostmark and Pell is the region's largest."
+    )
+    found = passage_answer(query, "entity", [sentence], set())
+    assert found is not None and found[1] == "Sel-Varrin Delta"
+    found = passage_answer("Which lake is the deepest?", "entity",
+                           ["At 310 m, Ossery Lake in Tarnia is the deepest."], set())  # fmt: skip
+    assert found is not None and found[1] == "Ossery Lake"
