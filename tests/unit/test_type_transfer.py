@@ -170,3 +170,34 @@ def test_the_recipe_a_new_model_must_beat_is_the_shipped_models():
 
     shipped = json.loads((models_dir() / "types" / "type_model.json").read_text("utf-8"))
     assert list(RECIPE_SETS[SHIPPED.features]) == shipped["feature_names"]
+
+
+def _choose_with(monkeypatch, new: np.ndarray, old: np.ndarray):
+    from conflictdesk.training import type_transfer_report as report
+
+    candidate, shipped = Recipe("compact+sides", 30.0, True), Recipe("compact", 10.0, True)
+    side = {"balanced": 1.0, "accuracy": 1.0, "majority": {"accuracy": 0.2}}
+    better = {"public->typed_dev": side, "typed_dev->public": side}
+    monkeypatch.setattr(report, "rank_recipes", lambda d, p: ([candidate], {candidate: better}))
+    monkeypatch.setattr(
+        report, "cross_source", lambda d, p, r: {k: {"balanced": 0.5} for k in better}
+    )
+    monkeypatch.setattr(report, "_correct", lambda d, p, r, s: new if r == candidate else old)
+    return report.choose_recipe(None, None, shipped, seeds=(0,))[0], candidate
+
+
+def test_a_typed_dev_gain_within_its_standard_error_does_not_ship(monkeypatch):
+    old = np.array([1.0, 0.0] * 50)
+    new = old.copy()
+    new[[1, 3, 5]] = 1.0  # three cases gained, two lost: +0.01, standard error 0.022
+    new[[0, 2]] = 0.0
+    chosen, _ = _choose_with(monkeypatch, new, old)
+    assert chosen is None
+
+
+def test_a_typed_dev_gain_beyond_its_standard_error_ships(monkeypatch):
+    old = np.array([1.0, 0.0] * 50)
+    new = old.copy()
+    new[[1, 3, 5, 7, 9, 11, 13, 15]] = 1.0  # eight cases gained, none lost
+    chosen, candidate = _choose_with(monkeypatch, new, old)
+    assert chosen == candidate
