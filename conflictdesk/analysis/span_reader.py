@@ -23,9 +23,9 @@ weights are models/reader/span_reader.json.
 
 Opt-in (`AnalysisOptions(reader="model")`, `ask --reader model`); the default is the rule.
 Held out (`scripts/train_span_reader.py --no-write`, 2026-11-28): per-passage answer accuracy
-QACC dev 0.484 against the rule's 0.468, RAMDocs EVAL half 0.604 against 0.567; the frame's
-lead 0.373 / 0.368 and 0.521 / 0.479, but typed_dev 0.566 / 0.575 (candidate recall 0.670 /
-0.660). Through `ask` (session 9, `scripts/eval_ask.py --ramdocs-half eval --reader model`
+QACC dev 0.486 against the rule's 0.473, RAMDocs EVAL half 0.622 against 0.591; the frame's
+lead 0.376 / 0.378 and 0.532 / 0.511, and typed_dev 0.566 / 0.585 (candidate recall 0.670 /
+0.670). Through `ask` (session 9, `scripts/eval_ask.py --ramdocs-half eval --reader model`
 against `--reader rules`): answer recall QACC dev 0.454 / 0.461 and typed_dev 0.625 / 0.642. A
 margin for the rule's choice (0.25, chosen by grouped CV on the training choices) did not close
 the typed_dev gap; with the training rows also weighted equally per answer kind typed_dev's
