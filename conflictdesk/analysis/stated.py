@@ -5,7 +5,11 @@ contributing buildings"), the value right after a measure ("a total population o
 the date right after a when-question's verb ("was founded on 2 May 1887"), the end of a
 lifespan for a death question, and for who-questions a passive's agent ("written by X"), an
 actor before "as" ("stars X as Y") or the doer of the question's verb ("X, the actress who
-played Y"). A lifespan's dates answer only birth and death questions.
+played Y"), and for "which/what <class>" a name headed by the class ("the Orlen Delta" for
+"Which delta ...?"). A lifespan's dates answer only birth and death questions. The values a
+number or date question's own words anchor (`anchored_value`) are looked for in every
+sentence of a passage before its most relevant sentence's nearest span
+(`claims.passage_answer`).
 
 The word lists are English grammar (auxiliaries, birth and death words, acting verbs), none
 names any document's content."""
@@ -86,15 +90,14 @@ def _rules(sentence: str, spans: list[Span], query: str, kind: str) -> Iterator[
 
 
 def _names_of_class(spans: Sequence[Span], query: str) -> list[Span]:
-    """For "which/what <class> ...?", the names whose first or last word is the class asked
-    about ("the Orlen Delta" or "Lake Ossery" for "Which delta / lake ...?")."""
+    """For "which/what <class> ...?", the names whose head, the last word, is the class asked
+    about ("the Orlen Delta" for "Which delta ...?"; a name opening with the class, "Lake
+    Ossery", repeats the question's word and is no span: `claims.repeats_query`)."""
     asked = {word_form(w) for w in asked_attribute(query)}
-    if not asked:
-        return []
     named = []
-    for span in spans:
+    for span in spans if asked else ():
         words = [word_form(w) for w in tx.content_words(span[2])] if span[3] == "entity" else []
-        if len(words) > 1 and asked & {words[0], words[-1]}:
+        if len(words) > 1 and words[-1] in asked:
             named.append(span)
     return named
 
