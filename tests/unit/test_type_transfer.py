@@ -139,39 +139,6 @@ def test_cross_source_learns_a_shared_signal():
     assert figures["typed_dev->public"]["balanced"] > 0.9
 
 
-def test_a_recipe_that_only_ties_the_shipped_one_on_typed_dev_cv_does_not_ship(monkeypatch):
-    from conflictdesk.training import type_transfer_report as report
-
-    # the same per-case accuracies (thirds: 3 seeds) in another order: a tie whose float
-    # mean comes out at +1e-17, as compact+support against compact did on 2026-11-24
-    rng = np.random.default_rng(0)
-    for _ in range(3):
-        old = rng.integers(0, 4, size=20) / 3
-        new = rng.permutation(old)
-    assert (new - old).mean() > 0
-    candidate, shipped = Recipe("compact+support", 30.0, True), Recipe("compact", 30.0, True)
-    side = {"balanced": 1.0, "accuracy": 1.0, "majority": {"accuracy": 0.2}}
-    better = {"public->typed_dev": side, "typed_dev->public": side}
-    monkeypatch.setattr(report, "rank_recipes", lambda d, p: ([candidate], {candidate: better}))
-    monkeypatch.setattr(
-        report, "cross_source", lambda d, p, r: {k: {"balanced": 0.5} for k in better}
-    )
-    monkeypatch.setattr(report, "_correct", lambda d, p, r, s: new if r == candidate else old)
-    chosen, _, tried = report.choose_recipe(None, None, shipped, seeds=(0,))
-    assert chosen is None and len(tried) == 1
-
-
-def test_the_recipe_a_new_model_must_beat_is_the_shipped_models():
-    import json
-
-    from conflictdesk.backends.manifest import models_dir
-    from conflictdesk.training.type_transfer import RECIPE_SETS
-    from conflictdesk.training.type_transfer_report import SHIPPED
-
-    shipped = json.loads((models_dir() / "types" / "type_model.json").read_text("utf-8"))
-    assert list(RECIPE_SETS[SHIPPED.features]) == shipped["feature_names"]
-
-
 def _choose_with(monkeypatch, new: np.ndarray, old: np.ndarray):
     from conflictdesk.training import type_transfer_report as report
 
@@ -184,6 +151,29 @@ def _choose_with(monkeypatch, new: np.ndarray, old: np.ndarray):
     )
     monkeypatch.setattr(report, "_correct", lambda d, p, r, s: new if r == candidate else old)
     return report.choose_recipe(None, None, shipped, seeds=(0,))[0], candidate
+
+
+def test_a_recipe_that_only_ties_the_shipped_one_on_typed_dev_cv_does_not_ship(monkeypatch):
+    # the same per-case accuracies (thirds: 3 seeds) in another order: a tie whose float
+    # mean comes out at +1e-17, as compact+support against compact did on 2026-11-24
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        old = rng.integers(0, 4, size=20) / 3
+        new = rng.permutation(old)
+    assert (new - old).mean() > 0
+    chosen, _ = _choose_with(monkeypatch, new, old)
+    assert chosen is None
+
+
+def test_the_recipe_a_new_model_must_beat_is_the_shipped_models():
+    import json
+
+    from conflictdesk.backends.manifest import models_dir
+    from conflictdesk.training.type_transfer import RECIPE_SETS
+    from conflictdesk.training.type_transfer_report import SHIPPED
+
+    shipped = json.loads((models_dir() / "types" / "type_model.json").read_text("utf-8"))
+    assert list(RECIPE_SETS[SHIPPED.features]) == shipped["feature_names"]
 
 
 def test_a_typed_dev_gain_within_its_standard_error_does_not_ship(monkeypatch):
