@@ -34,6 +34,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -316,7 +317,7 @@ def _reference_mark(text: str, start: int, end: int) -> bool:
     return bool(re.search(r"\[\s*$", text[:start]) and re.match(r"\s*\]", text[end:]))
 
 
-def repeats_query(words: Sequence[str], query_words: set[str], query_names: set[str]) -> bool:
+def repeats_query(words: Sequence[str], query_words: set[str], query_names: frozenset[str]) -> bool:
     """Whether a name (its word forms, in order) repeats the question rather than answering
     it: it shares a word with the question ("Acme's" for "Acme", "Acme Corp Chief
     Executive"), unless the one word shared is its head, the last, and a common noun of the
@@ -328,13 +329,14 @@ def repeats_query(words: Sequence[str], query_words: set[str], query_names: set[
     return bool(shared) and (shared != head or bool(shared & query_names))
 
 
-def _name_words(query: str) -> set[str]:
+@functools.lru_cache(maxsize=1024)  # asked once per sentence of every passage
+def _name_words(query: str) -> frozenset[str]:
     """Word forms of the names the question capitalises (none in a lower-case question)."""
-    return {
+    return frozenset(
         names.word_form(w)
         for _, surface in tx.entity_spans(query, tx.midsentence_capitals(query))
         for w in tx.content_words(surface)
-    }
+    )
 
 
 _WHO_OR_WHERE = vocab.wordset("who whom whose where")
@@ -389,11 +391,13 @@ def passage_answer(
         if states_something(sentence)
     )
     if kind in ("number", "date"):
-        found = list(found)
+        read: list[tuple[str, list[Span]]] = []  # spans read once, kept for the fallback
         for sentence, spans in found:
             anchored = anchored_value(sentence, spans, query, kind)
             if anchored is not None:
                 return anchored[1], anchored[2], anchored[3], sentence
+            read.append((sentence, spans))
+        found = read
     for sentence, spans in found:
         if spans:
             stated, spans = stated_answer(sentence, spans, query, kind)
