@@ -9,10 +9,13 @@ Usage:
 Runs every typed_dev case and every public-provenance case (conflictdesk.training.type_public:
 PERSPECTRUM train, RAMDocs train half, QACC train, ConflictQA train) through the pipeline once
 (cached in --work), trains the subjectivity probe on PERSPECTRUM / FEVER / Fool Me Twice, then
-picks the feature set and L2 strength by the cross-source check (public -> typed_dev and
-typed_dev -> public) and reports typed_dev CV grouped by case beside the shipped recipe, the
-majority class and the CONFLICTS prior shift. A recipe ships only if it beats the shipped one
-on the cross-source check and on typed_dev CV, and the majority class in both directions. Without --eval-only it fits the chosen recipe on
+picks the feature set, L2 strength and typed_dev's share of the training weight by the held-out-
+source check (typed_dev scored by a model fitted on the public cases alone, each public case
+by one fitted without its source) and reports the cross-source figures (public -> typed_dev, typed_dev
+-> public) and typed_dev CV grouped by case beside the shipped recipe, the majority class and
+the CONFLICTS prior shift. A recipe ships only if it beats the shipped one on the held-out-source
+check and, by more than its standard error, on typed_dev CV, and the majority class in both
+cross-source directions. Without --eval-only it fits the chosen recipe on
 both sources, writes models/types/type_model.json and lists it in models/manifest.json."""
 
 from __future__ import annotations

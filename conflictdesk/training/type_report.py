@@ -24,9 +24,9 @@ PROBE_LICENCE = (
     "; subjectivity probe on PERSPECTRUM (CC BY-SA 4.0), FEVER and Fool Me Twice sentences"
 )
 PUBLIC_SOURCE = (
-    "multinomial logistic regression over conflictdesk.analysis.typing_features (feature set "
-    "and L2 chosen by the cross-source check public <-> typed_dev), rows weighted equally per "
-    "type and source, fitted on typed_dev/cases.jsonl and conflictdesk.training.type_public "
+    "multinomial logistic regression over conflictdesk.analysis.typing_features (feature set, "
+    "L2 and typed_dev share chosen by the held-out-source check), rows weighted equally per "
+    "type, fitted on typed_dev/cases.jsonl and conflictdesk.training.type_public "
     "cases by scripts/train_type_classifier.py"
 )
 SOURCE = (

@@ -16,6 +16,7 @@ from conflictdesk.training.type_transfer import (
     PAPER_PRIOR,
     Recipe,
     cross_source,
+    held_out_sources,
     prior_shift,
     row_weights,
     scores,
@@ -103,6 +104,16 @@ def test_row_weights_equal_per_type_and_source():
     assert math.isclose(w[0] + w[1], w[2])  # type 0: source a and source b weigh the same
 
 
+def test_a_full_typed_dev_share_leaves_the_public_rows_no_weight():
+    y = np.array([0, 0, 1, 1, 2])
+    sources = ["typed_dev", "ramdocs", "typed_dev", "qacc", "ramdocs"]
+    w = row_weights(y, sources, typed_dev_share=1.0)
+    assert w[1] == 0.0 and w[3] == 0.0  # types typed_dev gives: public rows weigh nothing
+    assert w[4] > 0.0  # a type only a public source gives keeps its weight
+    half = row_weights(y, sources, typed_dev_share=0.5)
+    assert math.isclose(half[0], half[1]) and math.isclose(half[2], half[3])
+
+
 def test_prior_shift_follows_paper_table2():
     assert np.allclose(PAPER_PRIOR, np.array([161, 115, 115, 62, 5]) / 458)
     trained = np.array([0, 1, 2, 3, 4])
@@ -139,15 +150,34 @@ def test_cross_source_learns_a_shared_signal():
     assert figures["typed_dev->public"]["balanced"] > 0.9
 
 
+def test_held_out_sources_never_score_a_source_it_trained_on():
+    # typed_dev and the ramdocs rows carry the type in features 0-4; the qacc rows carry it
+    # in features 5-9 only: trained on, qacc would be easy; held out, it is not
+    dev, pub = _rows("d-x-", 50, 0.0), _rows("pub-ramdocs-", 50, 0.0)
+    other = _rows("pub-qacc-", 50, 0.0)
+    other.x[:, :5] = 0.0
+    other.x[np.arange(50), 5 + other.y] = 1.0
+    both = CaseRows(pub.ids + other.ids, np.vstack([pub.x, other.x]),
+                    np.concatenate([pub.y, other.y]), np.concatenate([pub.y, other.y]))  # fmt: skip
+    held = held_out_sources(dev, both, Recipe("measured", 1.0, True, 0.5))
+    assert set(held) == {"typed_dev", "public"}
+    assert held["typed_dev"]["accuracy"] > 0.9  # learnt from ramdocs' rows, as typed_dev's
+    assert held["public"]["cases"] == 100
+    assert held["public"]["accuracy"] < 0.8  # the qacc half fails when it is left out
+
+
 def _choose_with(monkeypatch, new: np.ndarray, old: np.ndarray):
     from conflictdesk.training import type_transfer_report as report
 
     candidate, shipped = Recipe("compact+sides", 30.0, True), Recipe("compact", 10.0, True)
     side = {"balanced": 1.0, "accuracy": 1.0, "majority": {"accuracy": 0.2}}
-    better = {"public->typed_dev": side, "typed_dev->public": side}
+    better = {
+        "held_out": {"typed_dev": side, "public": side},
+        "cross": {"public->typed_dev": side, "typed_dev->public": side},
+    }
     monkeypatch.setattr(report, "rank_recipes", lambda d, p: ([candidate], {candidate: better}))
     monkeypatch.setattr(
-        report, "cross_source", lambda d, p, r: {k: {"balanced": 0.5} for k in better}
+        report, "held_out_sources", lambda d, p, r: {k: {"balanced": 0.5} for k in better["held_out"]}
     )
     monkeypatch.setattr(report, "_correct", lambda d, p, r, s: new if r == candidate else old)
     return report.choose_recipe(None, None, shipped, seeds=(0,))[0], candidate
