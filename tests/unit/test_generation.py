@@ -328,3 +328,45 @@ def test_no_verdict_for_wh_questions_viewpoints_or_an_irrelevant_lead():
         )
     )
     assert not any(s.text.startswith(("Yes.", "No.")) for s in extractive_answer(debate))
+
+
+def _as_wh(analysis, leading):
+    """The hand-built analysis with its question read as a wh-question led by `leading`."""
+    import dataclasses
+
+    from conflictdesk.analysis.types import QueryForm
+
+    frame = dataclasses.replace(analysis.tagging.frame, form=QueryForm.WH, leading=leading)
+    return dataclasses.replace(analysis, tagging=dataclasses.replace(analysis.tagging, frame=frame))
+
+
+@pytest.mark.parametrize("conflict_type", ["no_conflict", "misinformation"])
+def test_a_wh_answer_leads_with_a_passage_that_states_the_leading_answer(conflict_type):
+    # the first-ranked passage supports the claim but states no answer; the second states it
+    analysis = _as_wh(
+        build_analysis(
+            "What language is spoken in the valley?",
+            ["The valley is an alpine valley of 40,000 people.", "Most people there speak Hallish."],
+            [("support", 0.9), ("support", 0.8)],
+            conflict_type=conflict_type,
+            answers={1: "Hallish"},
+        ),
+        "Hallish",
+    )
+    first = extractive_answer(analysis)[0]
+    assert first.text == "Most people there speak Hallish."
+    assert first.cites[0] == 1
+
+
+def test_the_ranking_leads_when_no_passage_states_the_leading_answer():
+    analysis = _as_wh(
+        build_analysis(
+            "When was the lighthouse lit?",
+            ["It was first lit in 1887.", "The light dates from 1887."],
+            [("support", 0.9), ("support", 0.8)],
+            answers={0: "1887", 1: "1887"},
+        ),
+        "1890",
+    )
+    (only,) = extractive_answer(analysis)
+    assert only.text == "It was first lit in 1887."
