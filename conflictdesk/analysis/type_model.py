@@ -26,7 +26,7 @@ from conflictdesk.types import ConflictType
 ROLE = "types"
 MODEL_FILE = "types/type_model.json"
 CLIP = 3.0
-REBUILD = ".venv/bin/python scripts/train_type_classifier.py --typed-dev-only"
+REBUILD = ".venv/bin/python scripts/train_type_classifier.py"
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,7 @@ def save_model(model: TypeModel, *, public: bool = True) -> None:
     licence, source = (PUBLIC_LICENCE, PUBLIC_SOURCE) if public else (LICENCE, SOURCE)
     if public and model.probe is not None:
         licence += PROBE_LICENCE
-    rebuild = REBUILD.replace(" --typed-dev-only", "") if public else REBUILD
+    rebuild = REBUILD if public else f"{REBUILD} --typed-dev-only"
     entry = entry_for(
         model.model_id, ROLE, path, licence=licence, source=source, rebuild=rebuild, base=base
     )
