@@ -346,7 +346,10 @@ def test_a_wh_answer_leads_with_a_passage_that_states_the_leading_answer(conflic
     analysis = _as_wh(
         build_analysis(
             "What language is spoken in the valley?",
-            ["The valley is an alpine valley of 40,000 people.", "Most people there speak Hallish."],
+            [
+                "The valley is an alpine valley of 40,000 people.",
+                "Most people there speak Hallish.",
+            ],
             [("support", 0.9), ("support", 0.8)],
             conflict_type=conflict_type,
             answers={1: "Hallish"},

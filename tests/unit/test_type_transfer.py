@@ -177,7 +177,9 @@ def _choose_with(monkeypatch, new: np.ndarray, old: np.ndarray):
     }
     monkeypatch.setattr(report, "rank_recipes", lambda d, p: ([candidate], {candidate: better}))
     monkeypatch.setattr(
-        report, "held_out_sources", lambda d, p, r: {k: {"balanced": 0.5} for k in better["held_out"]}
+        report,
+        "held_out_sources",
+        lambda d, p, r: {k: {"balanced": 0.5} for k in better["held_out"]},
     )
     monkeypatch.setattr(report, "_correct", lambda d, p, r, s: new if r == candidate else old)
     return report.choose_recipe(None, None, shipped, seeds=(0,))[0], candidate
