@@ -3,15 +3,15 @@
 typed_dev (hand-written, one style) and the public-provenance cases (`type_public`: PERSPECTRUM,
 RAMDocs train half, QACC train, ConflictQA train) are two sources. A model that only learnt one
 source's style fails on the other: the cross-source figures (public → typed_dev and
-typed_dev → public) and the held-out sources below are reported beside typed_dev
+typed_dev → public) and the held-out public cases below are reported beside typed_dev
 cross-validation grouped by case (the public cases join every training fold when the recipe
-trains on them). Rows are weighted so
-every type carries the same total weight; within a type, typed_dev's rows carry
-`Recipe.typed_dev_share` of it and the public sources share the rest.
+trains on them). Rows are weighted so every type carries the same total weight; within a
+type, typed_dev's rows carry `Recipe.typed_dev_share` of it and the public sources share the
+rest.
 
-Whether a model generalises to a source it never saw is measured case by case
-(`held_out_sources`): typed_dev by a model trained on the public cases alone, each public case
-by a model trained without its source. On 2026-11-28 this showed that the public rows, whose
+Whether a model generalises to a source it never saw is measured case by case: typed_dev by a
+model trained on the public cases alone (`cross_source`, public → typed_dev), each public case
+by a model trained without its source (`held_out_public`). On 2026-11-28 this showed that the public rows, whose
 types come from how each set was made, lower the accuracy on the public source left out
 (compact, L2 10: balanced accuracy over the pooled held-out public cases 0.40 with half of each
 type's weight on the public rows, 0.53 with none), so the share is part of the recipe.
@@ -199,16 +199,13 @@ def cross_source(dev: CaseRows, pub: CaseRows, recipe: Recipe, alpha: float = 0.
     return out
 
 
-def held_out_sources(dev: CaseRows, pub: CaseRows, recipe: Recipe) -> dict[str, dict[str, Any]]:
-    """`scores` on cases whose source the model never trained on: "typed_dev" by a model
-    fitted on the public cases alone; "public" pools every public case, each predicted by a
-    model fitted on typed_dev and the other public sources (weighted by the recipe's typed_dev
-    share). Pooled, the public figure is balanced over the four types the public sources give,
-    so a model that calls every case of a one-type source by that type gains nothing."""
+def held_out_public(dev: CaseRows, pub: CaseRows, recipe: Recipe) -> dict[str, Any]:
+    """`scores` over every public case, each predicted by a model fitted on typed_dev and the
+    other public sources (weighted by the recipe's typed_dev share), never on its own source.
+    Pooled, the figure is balanced over the four types the public sources give, so a model
+    that calls every case of a one-type source by that type gains nothing."""
     cols = recipe.columns()
     pub_sources = sources_of(pub)
-    model = fit(pub.x[:, cols], pub.y, pub_sources, recipe.l2)
-    out = {"typed_dev": scores(dev.y, model.probs(dev.x[:, cols]).argmax(-1))}
     pred = np.zeros(len(pub.y), dtype=int)
     for held in sorted(set(pub_sources)):
         train = [i for i, s in enumerate(pub_sources) if s != held]
@@ -218,8 +215,7 @@ def held_out_sources(dev: CaseRows, pub: CaseRows, recipe: Recipe) -> dict[str, 
         src = sources_of(dev) + [pub_sources[i] for i in train]
         model = fit(x, y, src, recipe.l2, recipe.typed_dev_share)
         pred[test] = model.probs(pub.x[test][:, cols]).argmax(-1)
-    out["public"] = scores(pub.y, pred)
-    return out
+    return scores(pub.y, pred)
 
 
 def dev_cv(

@@ -16,7 +16,7 @@ from conflictdesk.training.type_transfer import (
     PAPER_PRIOR,
     Recipe,
     cross_source,
-    held_out_sources,
+    held_out_public,
     prior_shift,
     row_weights,
     scores,
@@ -150,7 +150,7 @@ def test_cross_source_learns_a_shared_signal():
     assert figures["typed_dev->public"]["balanced"] > 0.9
 
 
-def test_held_out_sources_never_score_a_source_it_trained_on():
+def test_held_out_public_never_scores_a_source_it_trained_on():
     # typed_dev and the ramdocs rows carry the type in features 0-4; the qacc rows carry it
     # in features 5-9 only: trained on, qacc would be easy; held out, it is not
     dev, pub = _rows("d-x-", 50, 0.0), _rows("pub-ramdocs-", 50, 0.0)
@@ -159,11 +159,10 @@ def test_held_out_sources_never_score_a_source_it_trained_on():
     other.x[np.arange(50), 5 + other.y] = 1.0
     both = CaseRows(pub.ids + other.ids, np.vstack([pub.x, other.x]),
                     np.concatenate([pub.y, other.y]), np.concatenate([pub.y, other.y]))  # fmt: skip
-    held = held_out_sources(dev, both, Recipe("measured", 1.0, True, 0.5))
-    assert set(held) == {"typed_dev", "public"}
-    assert held["typed_dev"]["accuracy"] > 0.9  # learnt from ramdocs' rows, as typed_dev's
-    assert held["public"]["cases"] == 100
-    assert held["public"]["accuracy"] < 0.8  # the qacc half fails when it is left out
+    held = held_out_public(dev, both, Recipe("measured", 1.0, True, 0.5))
+    assert held["cases"] == 100
+    assert held["accuracy"] >= 0.45  # the ramdocs half, learnt from typed_dev's rows
+    assert held["accuracy"] < 0.8  # the qacc half fails when it is left out
 
 
 def _choose_with(monkeypatch, new: np.ndarray, old: np.ndarray):
@@ -171,16 +170,13 @@ def _choose_with(monkeypatch, new: np.ndarray, old: np.ndarray):
 
     candidate, shipped = Recipe("compact+sides", 30.0, True), Recipe("compact", 10.0, True)
     side = {"balanced": 1.0, "accuracy": 1.0, "majority": {"accuracy": 0.2}}
-    better = {
-        "held_out": {"typed_dev": side, "public": side},
-        "cross": {"public->typed_dev": side, "typed_dev->public": side},
-    }
+    cross = {"public->typed_dev": side, "typed_dev->public": side}
+    better = {"held_out": side, "cross": cross}
     monkeypatch.setattr(report, "rank_recipes", lambda d, p: ([candidate], {candidate: better}))
     monkeypatch.setattr(
-        report,
-        "held_out_sources",
-        lambda d, p, r: {k: {"balanced": 0.5} for k in better["held_out"]},
+        report, "cross_source", lambda d, p, r: {k: {"balanced": 0.5} for k in cross}
     )
+    monkeypatch.setattr(report, "held_out_public", lambda d, p, r: {"balanced": 0.5})
     monkeypatch.setattr(report, "_correct", lambda d, p, r, s: new if r == candidate else old)
     return report.choose_recipe(None, None, shipped, seeds=(0,))[0], candidate
 
