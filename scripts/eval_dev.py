@@ -10,6 +10,7 @@ Runs, in order, the evaluations that each print a set beside its baselines:
   rule classifier (scripts/train_type_classifier.py --eval-only);
 - the stage-1 pair detector on held-out ConflictQA, PERSPECTRUM, RAMDocs and QACC pairs beside
   always-conflict and NLI alone (scripts/train_pair_detector.py --report-only);
+- what the tagger's relevance gates set aside, against gold relations (scripts/eval_gates.py);
 - with --nli-sets, the NLI dev sets (scripts/eval_models.py; slow).
 Each step's output goes into the report as printed; a failing step is reported, the rest run.
 

@@ -15,12 +15,21 @@ STEPS: tuple[tuple[str, list[str]], ...] = (
     ("Abstention", ["eval_abstention.py"]),
     (
         "Question-level `ask` (QACC dev, RAMDocs eval half, typed_dev, ConflictQA test pairs)",
-        ["eval_ask.py", "--ramdocs-half", "eval", "--datasets", "qacc", "ramdocs", "typed_dev",
-         "conflictqa"],
+        [
+            "eval_ask.py",
+            "--ramdocs-half",
+            "eval",
+            "--datasets",
+            "qacc",
+            "ramdocs",
+            "typed_dev",
+            "conflictqa",
+        ],
     ),
     ("CONFLICTS type (typed_dev, CV by case)", ["train_type_classifier.py", "--eval-only"]),
     ("Stage-1 pair detector", ["train_pair_detector.py", "--report-only"]),
     ("Span reader (opt-in) against the rule", ["train_span_reader.py", "--no-write"]),
+    ("Relevance gates of the tagger (RAMDocs, QACC train)", ["eval_gates.py"]),
 )
 NLI_STEP = ("NLI dev sets and relations", ["eval_models.py"])
 HEADER = (

@@ -162,3 +162,15 @@ def test_a_rival_named_in_the_title_counts_even_when_the_text_writes_it_in_lower
     ]
     query = "What is the recommended daily dose of dravonil for adults?"
     assert read_passages(query, passages).about_other == frozenset({2})
+
+
+def test_the_answer_to_a_who_question_is_no_rival_of_the_subject():
+    # passage 1 answers without repeating the band's name: the name it gives is the answer
+    passages = [
+        Passage(0, "Orlen Vask was the lead singer of the Tobrevant Quartet on its first album."),
+        Passage(1, "Hessel Marr sang lead on the early records, his voice high and clear."),
+        Passage(2, "The Tobrevant Quartet's lead singer on the first album was Orlen Vask."),
+        Passage(3, "Kessary Choir, a rival group, toured with its conductor Ada Plum."),
+    ]
+    query = "Who was the lead singer of the Tobrevant Quartet?"
+    assert read_passages(query, passages).about_other == frozenset({3})
