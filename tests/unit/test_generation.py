@@ -373,3 +373,31 @@ def test_the_ranking_leads_when_no_passage_states_the_leading_answer():
     )
     (only,) = extractive_answer(analysis)
     assert only.text == "It was first lit in 1887."
+
+
+def _two_record_holders(conflict_type):
+    # against the claim of the leading answer, the passage naming the other record holder
+    # reads as neutral (Irrelevant); passage 2 holds no answer
+    return build_analysis(
+        "Who is the club's record goalscorer?",
+        [
+            "Piet Anwar scored 212 league goals, a club record.",
+            "Tomas Herrin scored 241 goals in all competitions, more than anyone.",
+            "The club museum opens on Saturdays.",
+        ],
+        [("support", 0.9), ("irrelevant", 0.6), ("irrelevant", 0.8)],
+        conflict_type=conflict_type,
+        answers={0: "Piet Anwar", 1: "Tomas Herrin"},
+    )
+
+
+def test_a_complementary_answer_combines_answers_the_claim_reads_as_neutral():
+    sentences = extractive_answer(_two_record_holders("complementary"))
+    assert [s.cites for s in sentences] == [(0,), (1,)]
+    assert "Tomas Herrin" in sentences[1].text
+
+
+@pytest.mark.parametrize("conflict_type", ["no_conflict", "misinformation", "outdated"])
+def test_other_rules_cite_no_passage_tagged_irrelevant(conflict_type):
+    for sentence in extractive_answer(_two_record_holders(conflict_type)):
+        assert not {1, 2} & set(sentence.cites)
