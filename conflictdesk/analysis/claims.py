@@ -368,6 +368,15 @@ def states_something(sentence: str) -> bool:
     return any(not w.isdigit() and w not in MONTH_WORDS for w in tx.content_words(dateless))
 
 
+_QUESTION_END = re.compile(r"\?[\s\"'”’)\]]*(?:\.{3}|…)?\s*$")
+
+
+def asks(sentence: str) -> bool:
+    """True for a question ("Who is Luke Skywalker in Return of the Jedi?", a page's heading
+    or a forum post's): it asks rather than states, so it is read after the statements."""
+    return bool(_QUESTION_END.search(sentence))
+
+
 def passage_answer(
     query: str,
     kind: str,
@@ -387,7 +396,7 @@ def passage_answer(
         return f"sent:{tx.normalise_span(ranked[0])}", ranked[0], "sentence", ranked[0]
     found: Iterable[tuple[str, list[Span]]] = (
         (sentence, answer_spans(sentence, kind, query, known_capitals, measured))
-        for sentence in ranked
+        for sentence in sorted(ranked, key=asks)  # a statement before a question
         if states_something(sentence)
     )
     if kind in ("number", "date"):
@@ -479,7 +488,7 @@ def frame_query(
     _merge_nested_names(groups, votes)
     merge_same_quantities(groups, votes, {k: found[ids[0]][1] for k, ids in groups.items()})
     ordered = sorted(votes, key=lambda k: (-votes[k], min(groups[k])))
-    surface = {key: found[groups[key][0]][1:3] for key in ordered}
+    surface = {key: _shown(groups[key], found) for key in ordered}
     candidates = tuple(
         Candidate(surface[k][0], surface[k][1], tuple(groups[k]), votes[k]) for k in ordered
     )
@@ -492,6 +501,16 @@ def frame_query(
     if reader is not None and kind != "sentence":
         method += f"+reader:{reader.model_id}"
     return ClaimFrame(query, form, hypothesis, candidates, leading.text, method), answers
+
+
+def _shown(ids: Sequence[int], found: Mapping[int, tuple[str, str, str, str]]) -> tuple[str, str]:
+    """(surface, kind) an answer group is shown by: its first passage's, or for a number the
+    first written in digits ("250" before "two hundred and fifty": the form a reader and a
+    comparison with other sources take)."""
+    spans = [found[pid][1:3] for pid in ids]
+    if spans[0][1] == "number":
+        return next((s for s in spans if any(c.isdigit() for c in s[0])), spans[0])
+    return spans[0]
 
 
 def _merge_coarse_dates(groups: dict[str, list[int]], votes: dict[str, float]) -> None:

@@ -11,7 +11,7 @@ span. A count ("how many", "population") is a whole number or a decimal with a s
 ("1.2 million"), never a rate ("139.8 people per square mile", `is_count`). A bare year
 after a preposition of time ("since 1921", "in 2010") is a date, never the answer to a number
 question. `NUMBER_WORDS` finds cardinals written in words ("nine",
-"forty-two", "two hundred"; not "one", which is as often a pronoun), `number_word_value`
+"forty-two", "two hundred and fifty"; not a lone "one", which is as often a pronoun), `number_word_value`
 gives their value, so that "nine" and "9" are one answer.
 
 The word lists are general measurement vocabulary, not read off any document."""
@@ -191,16 +191,35 @@ _TENS_WORDS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty
 _SMALL = {w: i for i, w in enumerate(["zero", "one", *_UNITS_WORDS], start=0)}
 _TENS = {w: 20 + 10 * i for i, w in enumerate(_TENS_WORDS)}
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_ATOM = (
+    rf"(?:(?:{'|'.join(_TENS_WORDS)})(?:-(?:one|{'|'.join(_UNITS_WORDS[:8])}))?"
+    rf"|{'|'.join(_UNITS_WORDS)})\b"
+)
+_SCALED = rf"(?:{_ATOM}|one\b)(?:\s+(?:{'|'.join(_SCALES)})\b)+"
+# a cardinal: scaled groups, each joined by a space or "and", then a last small part ("two
+# hundred and fifty", "three thousand four hundred and twelve"); or one small part alone
 NUMBER_WORDS = re.compile(
-    rf"\b(?:(?:{'|'.join(_TENS_WORDS)})(?:-(?:one|{'|'.join(_UNITS_WORDS[:8])}))?"
-    rf"|{'|'.join(_UNITS_WORDS)})(?:\s+(?:{'|'.join(_SCALES)}))?\b",
+    rf"\b(?:{_SCALED}(?:(?:\s+and)?\s+{_SCALED})*(?:(?:\s+and)?\s+{_ATOM})?|{_ATOM})",
     re.IGNORECASE,
 )
 
 
 def number_word_value(surface: str) -> int:
-    """The value of a cardinal written in words ("seven", "forty-two", "two hundred")."""
-    words = surface.lower().split()
-    head = words[0].split("-")
-    value = _TENS.get(head[0], _SMALL.get(head[0], 0)) + (_SMALL[head[1]] if len(head) > 1 else 0)
-    return value * (_SCALES[words[1]] if len(words) > 1 else 1)
+    """The value of a cardinal written in words ("seven", "forty-two", "two hundred and
+    fifty", "three thousand four hundred")."""
+    total = current = 0
+    for word in surface.lower().split():
+        if word == "and":
+            continue
+        if word in _SCALES:
+            if _SCALES[word] == 100:
+                current = max(current, 1) * 100
+            else:
+                total += max(current, 1) * _SCALES[word]
+                current = 0
+            continue
+        head = word.split("-")
+        current += _TENS.get(head[0], _SMALL.get(head[0], 0)) + (
+            _SMALL[head[1]] if len(head) > 1 else 0
+        )
+    return total + current

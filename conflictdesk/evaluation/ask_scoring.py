@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import gzip
 import json
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from conflictdesk.analysis.dates import find_dates
+from conflictdesk.analysis.dimensions import NUMBER_WORDS, number_word_value
 from conflictdesk.generation.types import AnswerSentence, SentenceRole
 from conflictdesk.metrics.cars import (
     CarsComponents,
@@ -204,14 +206,30 @@ def is_gold_answer(answer: str | None, gold: Sequence[str]) -> bool:
     """A short answer is gold when it contains a gold answer or a gold answer contains it
     (whole words, normalised; as `scripts/train_span_reader.py` scores a passage's answer),
     or when both are one date, however written ("January 15th, 2009" is "15 January 2009";
-    "6 July 1840" answers "1840")."""
+    "6 July 1840" answers "1840"), or one number, in digits or in words ("3" is "three")."""
     if not answer:
         return False
     return (
         answer_contains(answer, gold)
         or any(answer_contains(g, [answer]) for g in gold)
         or any(same_date(answer, g) for g in gold)
+        or any(same_number(answer, g) for g in gold)
     )
+
+
+def same_number(answer: str, gold: str) -> bool:
+    """Whether two short answers each hold one number, in digits or in words, of one value."""
+    a, g = _lone_number(answer), _lone_number(gold)
+    return a is not None and a == g
+
+
+def _lone_number(text: str) -> float | None:
+    """The value of the one number a short answer holds, or None (none, or several)."""
+    digits = re.findall(r"\d[\d,]*(?:\.\d+)?", text)
+    words = NUMBER_WORDS.findall(text)
+    if len(digits) + len(words) != 1:
+        return None
+    return float(digits[0].replace(",", "")) if digits else float(number_word_value(words[0]))
 
 
 def same_date(answer: str, gold: str) -> bool:

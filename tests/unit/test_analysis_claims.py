@@ -339,3 +339,22 @@ def test_a_value_the_questions_words_anchor_answers_from_any_sentence():
     # without an anchored value, the most relevant sentence's nearest span, as before
     found = passage_answer("When was the Tarn Bridge built?", "date", ranked, set())
     assert found is not None and found[1] == "1961"
+
+
+def test_a_number_group_is_shown_in_digits_and_words_join_it():
+    from conflictdesk.analysis.claims import frame_query
+    from conflictdesk.analysis.tag import read_passages
+    from conflictdesk.types import Passage
+
+    query = "What is the fine for parking in a loading bay in Halvick?"
+    texts = [
+        "Drivers caught in a loading bay face a fine of two hundred and fifty dollars.",
+        "Parking in a loading bay: fine $250.",
+    ]
+    passages = [Passage(id=i, text=t, document_id=i) for i, t in enumerate(texts)]
+    similarity = {0: 0.8, 1: 0.7}
+    reading = read_passages(query, passages, similarity)
+    frame, answers = frame_query(reading.query, passages, reading.ranked, reading.on_topic)
+    assert [c.text for c in frame.candidates] == ["250"]
+    assert answers[0][0] == "250"  # each passage's answer is shown as its group is
+    assert frame.candidates[0].passage_ids == (0, 1)

@@ -257,3 +257,14 @@ def test_a_name_of_the_class_asked_about_answers_which_questions():
     found = passage_answer("Which lake is the deepest?", "entity",
                            ["At 310 m, Ossery Lake in Tarnia is the deepest."], set())  # fmt: skip
     assert found is not None and found[1] == "Ossery Lake"
+
+
+def test_a_statement_answers_before_a_question_that_repeats_the_question():
+    query = "Who played the ferryman in Grey Harbour?"
+    heading = "Who is the ferryman in Grey Harbour: The Return?"
+    statement = "Ana Brill plays the ferryman in the film."
+    # the heading is the most relevant sentence, but it asks; the statement answers
+    assert passage_answer(query, "entity", [heading, statement])[1] == "Ana Brill"
+    # a passage whose only sentence with a name is a question still answers from it
+    found = passage_answer(query, "entity", [heading, "More films."])
+    assert found is not None and found[3] == heading

@@ -212,3 +212,17 @@ def test_a_short_answer_is_gold_when_one_contains_the_other(answer, expected):
 )
 def test_a_date_is_gold_however_written(answer, gold, expected):
     assert eval_ask.is_gold_answer(answer, [gold]) is expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "gold", "expected"),
+    [
+        ("3", "three", True),
+        ("two hundred and fifty", "$250", True),
+        ("3 doses", "three doses", True),
+        ("4", "seven", False),
+        ("3 and 4", "three", False),  # two numbers: no one value
+    ],
+)
+def test_a_number_is_gold_in_digits_or_in_words(answer, gold, expected):
+    assert eval_ask.is_gold_answer(answer, [gold]) is expected

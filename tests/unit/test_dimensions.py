@@ -114,11 +114,18 @@ def test_frame_falls_back_to_any_number_when_none_measures_the_asked_dimension()
 @pytest.mark.parametrize(
     ("surface", "value"),
     [("seven", 7), ("Nineteen", 19), ("forty-two", 42), ("ninety", 90), ("two hundred", 200),
-     ("three thousand", 3000)],
+     ("three thousand", 3000), ("two hundred and fifty", 250), ("one hundred", 100),
+     ("three thousand four hundred and twelve", 3412), ("seventeen hundred", 1700),
+     ("two hundred thousand", 200_000)],
 )  # fmt: skip
 def test_cardinals_in_words(surface: str, value: int) -> None:
     assert [m.group(0) for m in dim.NUMBER_WORDS.finditer(f"about {surface} of them")] == [surface]
     assert dim.number_word_value(surface) == value
+
+
+def test_a_lone_one_and_a_dangling_and_are_no_part_of_a_cardinal() -> None:
+    found = [m.group(0) for m in dim.NUMBER_WORDS.finditer("one of two hundred and the rest")]
+    assert found == ["two hundred"]
 
 
 def test_a_number_written_in_words_answers_a_number_question_and_merges_with_digits() -> None:
