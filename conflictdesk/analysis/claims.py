@@ -47,7 +47,15 @@ from conflictdesk.analysis.copula import asked_attribute, copular_answer
 from conflictdesk.analysis.dates import FULL_MONTHS, MONTHS, find_calendar, find_dates
 from conflictdesk.analysis.dimensions import NUMBER_WORDS, asked_dimension, fits, number_word_value
 from conflictdesk.analysis.quantities import merge_same_quantities
-from conflictdesk.analysis.stated import Span, anchored_value, nearest_span, stated_answer, within
+from conflictdesk.analysis.stated import (
+    Span,
+    anchored_agent,
+    anchored_value,
+    counts_other,
+    nearest_span,
+    stated_answer,
+    within,
+)
 from conflictdesk.analysis.types import Candidate, ClaimFrame, QueryForm
 from conflictdesk.types import Passage
 
@@ -275,12 +283,18 @@ def answer_spans(
                 continue
             if _reference_mark(remainder, *match.span()):
                 continue
+            if kind == "number" and counts_other(
+                remainder, (match.start(), "", surface, ""), query
+            ):
+                continue
             if value and surface.lower() not in query_l:
                 key = f"num:{value.group(0).replace(',', '')}"
                 spans.append((match.start(), key, surface, "number"))
     if kind == "number":  # cardinals in words ("seven", "two hundred")
         for match in NUMBER_WORDS.finditer(remainder):
             if measured and not fits(asked, remainder, *match.span()):
+                continue
+            if counts_other(remainder, (match.start(), "", match.group(0), ""), query):
                 continue
             if match.group(0).lower() not in query_l:
                 key = f"num:{number_word_value(match.group(0))}"
@@ -405,6 +419,14 @@ def passage_answer(
             anchored = anchored_value(sentence, spans, query, kind)
             if anchored is not None:
                 return anchored[1], anchored[2], anchored[3], sentence
+            read.append((sentence, spans))
+        found = read
+    elif kind in ("entity", "any"):
+        read = []
+        for sentence, spans in found:
+            agent = anchored_agent(sentence, spans, query)
+            if agent is not None:
+                return agent[1], agent[2], agent[3], sentence
             read.append((sentence, spans))
         found = read
     for sentence, spans in found:

@@ -62,9 +62,12 @@ def _value_rules(sentence: str, spans: list[Span], query: str, kind: str) -> Ite
     """The anchored-value constructions of `anchored_value`, in turn (lazily)."""
     if kind == "number":
         counted = _counted_noun(query)
-        yield [s for s in spans if _counts(sentence, s, counted)] if counted else []
         attribute = asked_attribute(query)
-        yield _first_after(sentence, spans, lambda w: matches(w, attribute)) if attribute else []
+        by_noun = [s for s in spans if _counts(sentence, s, counted)] if counted else []
+        after = _first_after(sentence, spans, lambda w: matches(w, attribute)) if attribute else []
+        # "how many X" reads the number before X first; a population the value after the
+        # word itself ("a population of 3,879") before a figure of people
+        yield from ((after, by_noun) if _POPULATION & attribute else (by_noun, after))
     if kind == "date":
         event = _date_event(query)
         yield _first_after(sentence, spans, lambda w: same_verb(w.lower(), event)) if event else []
@@ -141,19 +144,56 @@ def _agents(
         if match is None:
             continue
         word = match.group(1).lower()
-        same = verb is not None and same_verb(word, verb)
+        same = verb is not None and _same_act(word, verb)
         if same == by_verb:
             agents.append((verbal(word), i))
     return [spans[i] for _, i in sorted(agents, key=lambda a: (a[0], distances[a[1]], a[1]))]
 
 
-def _counted_noun(query: str) -> str | None:
-    """The word after "how many" ("buildings" in "How many buildings are in X?")."""
+# what a population counts: the nouns a census figure is written with ("3,171 people")
+_POPULATION = vocab.wordset("population inhabitants residents")
+_PEOPLE = vocab.wordset("people inhabitants residents persons")
+
+
+def anchored_agent(sentence: str, spans: Sequence[Span], query: str) -> Span | None:
+    """For "Who <verb> ...?": the passive agent of the question's verb in the sentence
+    ("She is portrayed by X" for "Who plays ...?", "written by X" for "Who wrote ...?"),
+    looked for in every stating sentence of a passage before its most relevant one's
+    nearest span; None for other questions or without one."""
+    if not _asks_who(query) or _question_verb(query) is None:
+        return None
+    distances = span_distances(sentence, spans, query) or [0] * len(spans)
+    agents = _agents(sentence, spans, query, distances, by_verb=True)
+    return agents[0] if agents else None
+
+
+def _same_act(word: str, verb: str) -> bool:
+    """The same verb, or both verbs of acting ("portrayed" for "plays")."""
+    return same_verb(word, verb) or (word in _ACTING and verb in _ACTING)
+
+
+def _counted_noun(query: str) -> set[str] | None:
+    """The nouns a count question counts: the word after "how many" ("buildings" in "How
+    many buildings are in X?"); for a population, the nouns a census figure is written with
+    ("3,171 people"); None for other questions."""
     words = vocab.words(query.lower())
     for i in range(len(words) - 2):
         if words[i] == "how" and words[i + 1] == "many" and words[i + 2] not in vocab.STOPWORDS:
-            return words[i + 2]
-    return None
+            return {words[i + 2]}
+    return set(_PEOPLE) if _POPULATION & set(words) else None
+
+
+_ONE_OF = re.compile(r"\bone\s+of\s+(?:the\s+|its\s+|their\s+)?$", re.IGNORECASE)
+
+
+def counts_other(sentence: str, span: Span, query: str) -> bool:
+    """Whether the number span sizes a class the question's subject belongs to ("one of the
+    sixteen townships of X") rather than what the question counts: "one of (the)" before
+    it, and the noun after it not the counted one ("How many townships are in X?" keeps it)."""
+    if not _ONE_OF.search(sentence[: span[0]]):
+        return False
+    counted = _counted_noun(query)
+    return not (counted and _counts(sentence, span, counted))
 
 
 def _date_event(query: str) -> str | None:
@@ -182,12 +222,12 @@ def _first_after(sentence: str, spans: Sequence[Span], anchor: Callable[[str], b
     return []
 
 
-def _counts(sentence: str, span: Span, counted: str) -> bool:
-    """Whether the number span is followed, within three words, by the counted noun ("150
+def _counts(sentence: str, span: Span, counted: set[str]) -> bool:
+    """Whether the number span is followed, within three words, by a counted noun ("150
     contributing buildings" for "how many buildings")."""
     after = sentence[span[0] + len(span[2]) :]
     words = vocab.words(after)[:3]
-    return any(matches(word, {counted}) for word in words)
+    return any(matches(word, counted) for word in words)
 
 
 _DEATH_WORDS = vocab.wordset("die died dies death dead")

@@ -268,3 +268,34 @@ def test_a_statement_answers_before_a_question_that_repeats_the_question():
     # a passage whose only sentence with a name is a question still answers from it
     found = passage_answer(query, "entity", [heading, "More films."])
     assert found is not None and found[3] == heading
+
+
+def test_a_population_reads_a_census_figure_of_people_not_the_class_its_place_belongs_to():
+    query = "What is the population of Orrin Township?"
+    ranked = [
+        "Orrin Township is one of the sixteen townships of Vell County.",
+        "The 2010 census counted 3,171 people in the township.",
+    ]
+    assert passage_answer(query, "number", ranked)[1] == "3,171 people"
+    # the value after the word itself comes first
+    table = "Population 4,218 Male 2,101 Female 2,117 residents"
+    assert passage_answer(query, "number", [table])[1] == "4,218"
+
+
+def test_one_of_n_things_answers_only_a_question_that_counts_those_things():
+    sentence = "Orrin Township is one of the sixteen townships of Vell County."
+    assert passage_answer("How many townships are in Vell County?", "number", [sentence])[1] == (
+        "sixteen")  # fmt: skip
+    assert passage_answer("How many people live in Orrin Township?", "number", [sentence]) is None
+
+
+def test_a_who_question_reads_its_verbs_agent_in_any_sentence_before_the_nearest_name():
+    query = "Who plays the lawyer in Grey Harbour?"
+    ranked = [
+        "Mara Vell is a recurring character, the lawyer in the second season of Grey Harbour.",
+        "She is portrayed by Ana Brill.",
+    ]
+    assert passage_answer(query, "entity", ranked)[1] == "Ana Brill"
+    # another verb's agent does not answer
+    other = ["Mara Vell is the lawyer in Grey Harbour.", "The series was created by Piet Rask."]
+    assert passage_answer(query, "entity", other)[1] == "Mara Vell"
