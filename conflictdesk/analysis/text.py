@@ -47,9 +47,8 @@ def entity_spans(
     single word at the start of a sentence counts only when it is known, since sentence
     case capitalises any word."""
     found = []
-    for match in CAPITALISED.finditer(text):
-        tokens = match.group(0).split()
-        start = match.start()
+    for start, run in _with_initials(text):
+        tokens = run.split()
         while tokens and tokens[0].lower() in NON_ENTITY_CAPITALS:
             start = text.index(tokens[1], start + len(tokens[0])) if len(tokens) > 1 else start
             tokens = tokens[1:]
@@ -64,6 +63,34 @@ def entity_spans(
             continue
         found.append((start, " ".join(tokens)))
     return found
+
+
+def _with_initials(text: str) -> list[tuple[int, str]]:
+    """(start, surface) of the capitalised runs, a name's initials joined to it: a first
+    name and one initial ("John F" of "John F. Kennedy"), or initials alone ("J", "M", "W"
+    of "J. M. W. Turner", two at least), joined over the full stop to the run after them.
+    One letter after a longer run, or one before a run, stays apart ("Max Factor B",
+    "A" of a list "A. Max Factor B. Charles Nessler")."""
+    runs = [(m.start(), m.group(0)) for m in CAPITALISED.finditer(text)]
+    out: list[tuple[int, str]] = []
+    for start, run in runs:
+        if out:
+            prev_start, prev = out[-1]
+            gap = text[prev_start + len(prev) : start]
+            tokens = prev.split()
+            initials = all(len(t.rstrip(".")) == 1 for t in tokens)
+            named = len(tokens) == 2 and len(tokens[1]) == 1 and len(tokens[0]) > 1
+            if re.fullmatch(r"\.\s+", gap) and ((initials and len(tokens) >= 2) or named):
+                out[-1] = (prev_start, text[prev_start : start + len(run)])
+                continue
+            if re.fullmatch(r"\.\s+", gap) and initials and len(tokens) == 1:
+                # a lone letter may start a run of initials: keep it for the next one
+                nxt = run.split()
+                if len(nxt) == 1 and len(nxt[0]) == 1:
+                    out[-1] = (prev_start, text[prev_start : start + len(run)])
+                    continue
+        out.append((start, run))
+    return out
 
 
 def midsentence_capitals(text: str) -> set[str]:

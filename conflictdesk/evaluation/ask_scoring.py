@@ -206,7 +206,8 @@ def is_gold_answer(answer: str | None, gold: Sequence[str]) -> bool:
     """A short answer is gold when it contains a gold answer or a gold answer contains it
     (whole words, normalised; as `scripts/train_span_reader.py` scores a passage's answer),
     or when both are one date, however written ("January 15th, 2009" is "15 January 2009";
-    "6 July 1840" answers "1840"), or one number, in digits or in words ("3" is "three")."""
+    "6 July 1840" answers "1840"), or one number, in digits or in words ("3" is "three"), or
+    one name, with or without its initials ("James H. Meredith" is "James Meredith")."""
     if not answer:
         return False
     return (
@@ -214,7 +215,21 @@ def is_gold_answer(answer: str | None, gold: Sequence[str]) -> bool:
         or any(answer_contains(g, [answer]) for g in gold)
         or any(same_date(answer, g) for g in gold)
         or any(same_number(answer, g) for g in gold)
+        or any(same_name(answer, g) for g in gold)
     )
+
+
+def same_name(answer: str, gold: str) -> bool:
+    """Whether one holds the other once a name's initials are left out ("James H. Meredith"
+    is "James Meredith"); only when one of them has an initial."""
+    a, g = _no_initials(answer), _no_initials(gold)
+    if (a, g) == (answer, gold) or not a.strip() or not g.strip():
+        return False
+    return answer_contains(a, [g]) or answer_contains(g, [a])
+
+
+def _no_initials(text: str) -> str:
+    return re.sub(r"\b[A-Z]\.(?=\s)", "", text)
 
 
 def same_number(answer: str, gold: str) -> bool:

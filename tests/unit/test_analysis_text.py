@@ -38,6 +38,23 @@ def test_numbers_with_units_and_entities():
     assert tx.entity_spans("Following a review, Keldmore acted.", set()) == [(20, "Keldmore")]
 
 
+def test_a_names_initials_belong_to_it_but_a_lists_letters_do_not():
+    assert tx.entity_spans("John F. Kennedy spoke in Dallas.") == [
+        (0, "John F. Kennedy"),
+        (25, "Dallas"),
+    ]
+    assert tx.entity_spans("The painter J. M. W. Turner was born here.") == [
+        (12, "J. M. W. Turner")
+    ]
+    # an answer list's letters stay apart from the names around them
+    assert [s for _, s in tx.entity_spans("A. Ada Brill B. Piet Rask C. Ona Vell")] == [
+        "Ada Brill B",
+        "Piet Rask C",
+        "Ona Vell",
+    ]
+    assert [s for _, s in tx.entity_spans("He joined the U.S. Army.")] == ["U", "S", "Army"]
+
+
 def test_clip_words_centres_on_the_anchor():
     text = " ".join(f"w{i}" for i in range(100))
     assert tx.clip_words(text, "w80", 10).split() == [f"w{i}" for i in range(75, 85)]

@@ -226,3 +226,15 @@ def test_a_date_is_gold_however_written(answer, gold, expected):
 )
 def test_a_number_is_gold_in_digits_or_in_words(answer, gold, expected):
     assert eval_ask.is_gold_answer(answer, [gold]) is expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "gold", "expected"),
+    [
+        ("James H. Meredith", "James Meredith", True),
+        ("James Meredith", "James H. Meredith", True),
+        ("James H. Meredith", "Ann Meredith", False),
+    ],
+)
+def test_a_name_is_gold_with_or_without_its_initials(answer, gold, expected):
+    assert eval_ask.is_gold_answer(answer, [gold]) is expected
