@@ -45,11 +45,13 @@ _BOUNDARY_WORDS = vocab.wordset(
 )
 _LEADING = vocab.wordset("a an the its their his her our your this that these those")
 _PRONOUNS = vocab.wordset("it they he she this that these those there which who what one")
-# nouns that ask what class the subject belongs to ("What is the profession of X?"): "X is
-# a <noun phrase>" answers them, where it does not answer "What is the boiling point of X?"
+# nouns that ask what class the subject belongs to ("What is the profession of X?", "What
+# sport / party / instrument ...?"): "X is a <noun phrase>" answers them ("a footballer", "a
+# Republican politician", "a double bass player"), where it does not answer "What is the
+# boiling point of X?"
 _CLASS_NOUNS = vocab.wordset(
     "profession occupation job trade type kind sort genre category class species breed "
-    "role nationality medium form style religion"
+    "role nationality medium form style religion sport position instrument party"
 )
 _WHICH = vocab.wordset("what which")
 # words that end the attribute a question asks for ("the boiling point | of X")
@@ -195,6 +197,8 @@ def _left_phrase(sentence: str, end: int) -> tuple[int, str] | None:
     """The noun phrase ending at `end` (a parenthesis just before it skipped): back to a
     boundary, at most MAX_WORDS words, leading articles dropped."""
     head = sentence[:end].rstrip()
+    if head.endswith("),"):  # "X (born 1941), is a politician"
+        head = head[:-1]
     if head.endswith(")") and "(" in head:
         head = head[: head.rindex("(")].rstrip()
     cut = max((m.end() for m in _PUNCTUATION.finditer(head)), default=0)

@@ -299,3 +299,11 @@ def test_a_who_question_reads_its_verbs_agent_in_any_sentence_before_the_nearest
     # another verb's agent does not answer
     other = ["Mara Vell is the lawyer in Grey Harbour.", "The series was created by Piet Rask."]
     assert passage_answer(query, "entity", other)[1] == "Mara Vell"
+
+
+def test_a_question_for_the_subjects_sport_or_party_is_answered_by_its_description():
+    assert read("Ivo Brask (born 1988 in Tessby) is a Vellish footballer.",
+                "What sport is Ivo Brask associated with?") == "Vellish footballer"  # fmt: skip
+    assert read("Ada Olm (born 1941), is a Republican politician and lawyer.",
+                "What political party was Ada Olm a member of?") == (
+        "Republican politician")  # fmt: skip
