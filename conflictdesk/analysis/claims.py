@@ -596,7 +596,10 @@ def _agreed_spans(
     question asks for one value that the passages agree or disagree on; the nearest span is
     arbitrary when the question's relation word ("height") is not in the text. The share
     was chosen on the development sets as a whole (lead recall of the claim frame on QACC
-    dev, RAMDocs dev and typed_dev, among 0.5, 0.6 and 0.75)."""
+    dev, RAMDocs dev and typed_dev, among 0.5, 0.6 and 0.75). A phrase the sentence states as
+    the answer (a copula's other side, a labelled field) stays: the value every passage
+    repeats ("American" of "an American chef", "an American trombonist") is not what it
+    states."""
     spans = {}
     for passage in passages:
         if passage.id in found:
@@ -607,7 +610,7 @@ def _agreed_spans(
     for pid, (key, surface, kind, sentence) in found.items():
         best = max(spans[pid], key=lambda span: recurrence[span[1]])
         common = recurrence[best[1]] >= AGREEMENT_SHARE * len(found)
-        if common and recurrence[best[1]] > recurrence[key]:
+        if common and recurrence[best[1]] > recurrence[key] and kind != "phrase":
             agreed[pid] = (best[1], best[2], best[3], sentence)
         else:
             agreed[pid] = (key, surface, kind, sentence)

@@ -358,3 +358,21 @@ def test_a_number_group_is_shown_in_digits_and_words_join_it():
     assert [c.text for c in frame.candidates] == ["250"]
     assert answers[0][0] == "250"  # each passage's answer is shown as its group is
     assert frame.candidates[0].passage_ids == (0, 1)
+
+
+def test_a_stated_description_is_not_replaced_by_the_word_every_passage_repeats():
+    from conflictdesk.analysis.claims import frame_query
+    from conflictdesk.analysis.tag import read_passages
+    from conflictdesk.types import Passage
+
+    query = "What is Ivo Brask's profession?"
+    texts = [
+        "Ivo Brask (born 1958) is a Vellish chef known for his soups.",
+        "Ivo Brask (born 1961) is a Vellish trombonist who toured widely.",
+        "Ivo Brask (born 1970) is a Vellish architect of bridges.",
+    ]
+    passages = [Passage(id=i, text=t, document_id=i) for i, t in enumerate(texts)]
+    reading = read_passages(query, passages, {0: 0.8, 1: 0.8, 2: 0.8})
+    frame, _ = frame_query(reading.query, passages, reading.ranked, reading.on_topic)
+    texts = sorted(c.text for c in frame.candidates)
+    assert texts == ["Vellish architect of bridges", "Vellish chef", "Vellish trombonist"]
