@@ -574,8 +574,10 @@ def _collect_answers(
     rule's, or `reader`'s choice among the spans of the kind (the passages holding one are
     the same; `measured` as `answer_spans`)."""
     found = {}
+    # a word any of the question's passages writes capitalised mid-sentence is a name at a
+    # sentence start too ("... Pocahontas was the first ..." in a snippet)
+    known = set().union(*(tx.midsentence_capitals(p.text) for p in passages))
     for passage in passages:
-        known = tx.midsentence_capitals(passage.text)
         answer = passage_answer(query, kind, ranked[passage.id], known, measured)
         if answer is not None:
             found[passage.id] = answer
@@ -601,9 +603,9 @@ def _agreed_spans(
     repeats ("American" of "an American chef", "an American trombonist") is not what it
     states."""
     spans = {}
+    known = set().union(*(tx.midsentence_capitals(p.text) for p in passages))
     for passage in passages:
         if passage.id in found:
-            known = tx.midsentence_capitals(passage.text)
             spans[passage.id] = answer_spans(found[passage.id][3], "any", query, known)
     recurrence = Counter(key for items in spans.values() for key in {s[1] for s in items})
     agreed = {}

@@ -376,3 +376,20 @@ def test_a_stated_description_is_not_replaced_by_the_word_every_passage_repeats(
     frame, _ = frame_query(reading.query, passages, reading.ranked, reading.on_topic)
     texts = sorted(c.text for c in frame.candidates)
     assert texts == ["Vellish architect of bridges", "Vellish chef", "Vellish trombonist"]
+
+
+def test_a_name_at_a_sentence_start_is_known_from_the_questions_other_passages():
+    from conflictdesk.analysis.claims import frame_query
+    from conflictdesk.analysis.tag import read_passages
+    from conflictdesk.types import Passage
+
+    query = "Who appeared on the Vellish 20 crown note in 1875?"
+    texts = [
+        "Apr 22, 2016 ... Orlaith appeared on the 20 crown note in 1875, the first woman to do so.",
+        "The 1875 note showed the portrait of Orlaith above the harbour of Tessby.",
+    ]
+    passages = [Passage(id=i, text=t, document_id=i) for i, t in enumerate(texts)]
+    reading = read_passages(query, passages, {0: 0.8, 1: 0.7})
+    frame, answers = frame_query(reading.query, passages, reading.ranked, reading.on_topic)
+    # alone, the first passage's "Orlaith" opens a sentence and might be any capitalised word
+    assert answers[0][0] == "Orlaith"
