@@ -390,6 +390,6 @@ def test_a_name_at_a_sentence_start_is_known_from_the_questions_other_passages()
     ]
     passages = [Passage(id=i, text=t, document_id=i) for i, t in enumerate(texts)]
     reading = read_passages(query, passages, {0: 0.8, 1: 0.7})
-    frame, answers = frame_query(reading.query, passages, reading.ranked, reading.on_topic)
+    _, answers = frame_query(reading.query, passages, reading.ranked, reading.on_topic)
     # alone, the first passage's "Orlaith" opens a sentence and might be any capitalised word
     assert answers[0][0] == "Orlaith"
