@@ -90,6 +90,36 @@ def _rules(sentence: str, spans: list[Span], query: str, kind: str) -> Iterator[
         yield _cast(sentence, spans, query)
         yield _doers(sentence, spans, query)
         yield _agents(sentence, spans, query, distances, by_verb=False)
+        yield _subject(sentence, spans, query)
+
+
+# what may open a snippet's sentence before its subject: a date stamp's remains and ellipses
+_OPENING = re.compile(r"^(?:[\W\d]|\.\.\.|…)*$")
+
+
+def _subject(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
+    """For a who-question: the name that opens the sentence as its subject, right before an
+    auxiliary ("X is the author of <the question's title>", "X was named 2017 sportsman of
+    the year"), when the question's words come after it; the nearest span is otherwise a
+    name of the predicate."""
+    if (
+        not spans
+        or spans[0][3] != "entity"
+        or not _OPENING.match(_undated(sentence[: spans[0][0]]))
+    ):
+        return []
+    rest = sentence[spans[0][0] + len(spans[0][2]) :]
+    words = vocab.words(rest.lower())[:1]
+    if not words or words[0] not in vocab.AUXILIARIES:
+        return []
+    asked = set(tx.content_words(query))
+    return [spans[0]] if any(matches(w, asked) for w in vocab.WORD.findall(rest)) else []
+
+
+def _undated(text: str) -> str:
+    for found in find_dates(text):
+        text = text.replace(found.span, " ")
+    return text
 
 
 def _names_of_class(spans: Sequence[Span], query: str) -> list[Span]:

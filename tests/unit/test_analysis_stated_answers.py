@@ -307,3 +307,14 @@ def test_a_question_for_the_subjects_sport_or_party_is_answered_by_its_descripti
     assert read("Ada Olm (born 1941), is a Republican politician and lawyer.",
                 "What political party was Ada Olm a member of?") == (
         "Republican politician")  # fmt: skip
+
+
+def test_a_who_question_reads_the_name_that_opens_the_sentence_before_its_auxiliary():
+    query = "Who wrote the novel The Salt Orchard?"
+    sentence = (
+        "Apr 2, 2016 ... Maren Talvik is the author of The Salt Orchard, says the Harbour Review."
+    )
+    assert passage_answer(query, "entity", [sentence])[1] == "Maren Talvik"
+    # a name that does not open the sentence before an auxiliary is left to the other rules
+    nearest = "The review quotes Maren Talvik, and the Harbour Review calls The Salt Orchard a gem."
+    assert passage_answer(query, "entity", [nearest])[1] == "Harbour Review"
