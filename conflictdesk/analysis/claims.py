@@ -300,13 +300,15 @@ def answer_spans(
                 key = f"num:{number_word_value(match.group(0))}"
                 spans.append((match.start(), key, match.group(0), "number"))
     if kind in ("entity", "any"):
-        query_words = {names.word_form(w) for w in tx.content_words(query)}
+        query_words = set(_word_forms(query)) | {
+            names.word_form(w) for w in tx.content_words(query)
+        }
         query_names = _name_words(query)
         names_someone = _asks_who_or_where(query)
         for start, surface in tx.entity_spans(remainder, known_capitals):
             # a lone capital ("C" of "°C") is no entity; the possessive is not part of the
             # answer
-            words = [names.word_form(w) for w in tx.content_words(surface)]
+            words = _word_forms(surface)
             if names_someone and _qualifier(surface):
                 continue
             if len(surface) > 1 and not repeats_query(words, query_words, query_names):
@@ -324,6 +326,17 @@ def answer_spans(
 _PAGE_STAMP = re.compile(
     r"\b(?:retrieved|archived|accessed|edited|last\s+modified)(?:\s+\w+){0,2}\s*$", re.IGNORECASE
 )
+
+
+def _word_forms(text: str) -> list[str]:
+    """The word forms of a text's content words in order, a hyphenated word by its parts
+    ("War-God" is "war", "god": it repeats "Who was the war god ...?")."""
+    return [
+        names.word_form(part)
+        for word in tx.content_words(text)
+        for part in (word.split("-") if "-" in word else [word])
+        if part
+    ]
 
 
 def _reference_mark(text: str, start: int, end: int) -> bool:

@@ -318,3 +318,9 @@ def test_a_who_question_reads_the_name_that_opens_the_sentence_before_its_auxili
     # a name that does not open the sentence before an auxiliary is left to the other rules
     nearest = "The review quotes Maren Talvik, and the Harbour Review calls The Salt Orchard a gem."
     assert passage_answer(query, "entity", [nearest])[1] == "Harbour Review"
+
+
+def test_a_hyphenated_name_made_of_the_questions_words_repeats_the_question():
+    query = "Who was regarded as the war god of the Tessel hymns?"
+    sentence = "In the Tessel hymns, Orvan is regarded as the War-God by the Harbour Guild."
+    assert [s[2] for s in answer_spans(sentence, "entity", query)] == ["Orvan", "Harbour Guild"]
