@@ -44,7 +44,13 @@ from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import names
 from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.copula import asked_attribute, copular_answer
-from conflictdesk.analysis.dates import FULL_MONTHS, MONTHS, find_calendar, find_dates
+from conflictdesk.analysis.dates import (
+    FULL_MONTHS,
+    MONTHS,
+    find_calendar,
+    find_dates,
+    without_dates,
+)
 from conflictdesk.analysis.dimensions import NUMBER_WORDS, asked_dimension, fits, number_word_value
 from conflictdesk.analysis.quantities import merge_same_quantities
 from conflictdesk.analysis.stated import (
@@ -389,9 +395,7 @@ def _qualifier(surface: str) -> bool:
 def states_something(sentence: str) -> bool:
     """True when the sentence has a content word besides numbers and dates: a bare date
     stamp ("May 19, 2023 ...") or a lone figure is not a statement."""
-    dateless = sentence
-    for found in find_dates(sentence):
-        dateless = dateless.replace(found.span, " ")
+    dateless = without_dates(sentence)
     return any(not w.isdigit() and w not in MONTH_WORDS for w in tx.content_words(dateless))
 
 
@@ -596,14 +600,17 @@ def _collect_answers(
             found[passage.id] = answer
     if reader is not None and kind != "sentence" and found:
         found = reader.choose(query, kind, passages, ranked, topicality, found)
-    return _agreed_spans(query, passages, found) if kind == "any" else found
+    return _agreed_spans(query, passages, found, known) if kind == "any" else found
 
 
 AGREEMENT_SHARE = 0.6
 
 
 def _agreed_spans(
-    query: str, passages: Sequence[Passage], found: dict[int, tuple[str, str, str, str]]
+    query: str,
+    passages: Sequence[Passage],
+    found: dict[int, tuple[str, str, str, str]],
+    known: set[str],
 ) -> dict[int, tuple[str, str, str, str]]:
     """For questions of any kind: a passage answers with the span of its answer sentence
     that the most passages' answer sentences hold, when at least AGREEMENT_SHARE of the
@@ -616,7 +623,6 @@ def _agreed_spans(
     repeats ("American" of "an American chef", "an American trombonist") is not what it
     states."""
     spans = {}
-    known = set().union(*(tx.midsentence_capitals(p.text) for p in passages))
     for passage in passages:
         if passage.id in found:
             spans[passage.id] = answer_spans(found[passage.id][3], "any", query, known)

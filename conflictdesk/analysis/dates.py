@@ -108,6 +108,14 @@ def _from_match(match: re.Match[str]) -> tuple[date, str] | None:
         return None
 
 
+def without_dates(text: str) -> str:
+    """`text` with every date `find_dates` reads blanked out ("May 19, 2023 ... X was" -> "
+    ... X was"): what is left of a date stamp, or a sentence read for its words alone."""
+    for found in find_dates(text):
+        text = text.replace(found.span, " ")
+    return text
+
+
 def years(text: str) -> set[int]:
     return {d.value.year for d in find_dates(text)}
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import text as tx
 from conflictdesk.analysis.copula import asked_attribute, copular_answer, same_verb, verbal
-from conflictdesk.analysis.dates import find_dates
+from conflictdesk.analysis.dates import find_dates, without_dates
 from conflictdesk.analysis.names import word_form
 from conflictdesk.analysis.text import matches
 
@@ -105,7 +105,7 @@ def _subject(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
     if (
         not spans
         or spans[0][3] != "entity"
-        or not _OPENING.match(_undated(sentence[: spans[0][0]]))
+        or not _OPENING.match(without_dates(sentence[: spans[0][0]]))
     ):
         return []
     rest = sentence[spans[0][0] + len(spans[0][2]) :]
@@ -114,12 +114,6 @@ def _subject(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
         return []
     asked = set(tx.content_words(query))
     return [spans[0]] if any(matches(w, asked) for w in vocab.WORD.findall(rest)) else []
-
-
-def _undated(text: str) -> str:
-    for found in find_dates(text):
-        text = text.replace(found.span, " ")
-    return text
 
 
 def _names_of_class(spans: Sequence[Span], query: str) -> list[Span]:

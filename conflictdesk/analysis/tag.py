@@ -57,7 +57,7 @@ from conflictdesk.analysis.claims import (
     passage_answer,
     query_form,
 )
-from conflictdesk.analysis.dates import find_dates
+from conflictdesk.analysis.dates import without_dates
 from conflictdesk.analysis.types import PassageTag, QueryForm, Tagging
 from conflictdesk.backends.base import NLI, JudgmentCache
 from conflictdesk.types import NLIScores, Passage, Tag
@@ -161,9 +161,9 @@ def names_a_rival(
         w.lower() for w in vocab.WORD.findall(title) if w[:1].isupper() and w in in_text
     }
     key = tx.key_sentence(query, passage.text, idf)
-    spans = Counter(surface for _, surface in tx.entity_spans(_dateless(passage.text), known))
+    spans = Counter(surface for _, surface in tx.entity_spans(without_dates(passage.text), known))
     topical = [s for s, n in spans.items() if n >= 2]
-    topical += [s for _, s in tx.entity_spans(_dateless(f"{title}. {key}"), known)]
+    topical += [s for _, s in tx.entity_spans(without_dates(f"{title}. {key}"), known)]
     for surface in topical:
         other = names.name_tokens(surface) - asked
         rare = names.subject_weights(other, set()).values()
@@ -184,12 +184,6 @@ def answer_names(query: str, passage: Passage, idf: Mapping[str, float]) -> froz
     known = tx.midsentence_capitals(passage.text)
     found = passage_answer(query, kind, tx.ranked_sentences(query, passage.text, idf), known)
     return frozenset(names.name_tokens(found[1])) if found else frozenset()
-
-
-def _dateless(text: str) -> str:
-    for found in find_dates(text):
-        text = text.replace(found.span, " ")
-    return text
 
 
 def tag_from_scores(scores: NLIScores) -> tuple[Tag, float]:

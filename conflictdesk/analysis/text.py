@@ -71,24 +71,17 @@ def _with_initials(text: str) -> list[tuple[int, str]]:
     of "J. M. W. Turner", two at least), joined over the full stop to the run after them.
     One letter after a longer run, or one before a run, stays apart ("Max Factor B",
     "A" of a list "A. Max Factor B. Charles Nessler")."""
-    runs = [(m.start(), m.group(0)) for m in CAPITALISED.finditer(text)]
     out: list[tuple[int, str]] = []
-    for start, run in runs:
-        if out:
-            prev_start, prev = out[-1]
-            gap = text[prev_start + len(prev) : start]
-            tokens = prev.split()
-            initials = all(len(t.rstrip(".")) == 1 for t in tokens)
-            named = len(tokens) == 2 and len(tokens[1]) == 1 and len(tokens[0]) > 1
-            if re.fullmatch(r"\.\s+", gap) and ((initials and len(tokens) >= 2) or named):
-                out[-1] = (prev_start, text[prev_start : start + len(run)])
+    for match in CAPITALISED.finditer(text):
+        start, run = match.start(), match.group(0)
+        if out and re.fullmatch(r"\.\s+", text[out[-1][0] + len(out[-1][1]) : start]):
+            before = out[-1][1].split()
+            initials = all(len(t.rstrip(".")) == 1 for t in before)
+            named = len(before) == 2 and len(before[0]) > 1 and len(before[1]) == 1
+            # initials go on to the next run from the second one, or into a next lone letter
+            if named or (initials and (len(before) >= 2 or len(run) == 1)):
+                out[-1] = (out[-1][0], text[out[-1][0] : start + len(run)])
                 continue
-            if re.fullmatch(r"\.\s+", gap) and initials and len(tokens) == 1:
-                # a lone letter may start a run of initials: keep it for the next one
-                nxt = run.split()
-                if len(nxt) == 1 and len(nxt[0]) == 1:
-                    out[-1] = (prev_start, text[prev_start : start + len(run)])
-                    continue
         out.append((start, run))
     return out
 

@@ -341,55 +341,47 @@ def test_a_value_the_questions_words_anchor_answers_from_any_sentence():
     assert found is not None and found[1] == "1961"
 
 
-def test_a_number_group_is_shown_in_digits_and_words_join_it():
+def _framed(query: str, texts: list[str], similarity: list[float]):
+    """The claim frame and each passage's answer for inline texts with these similarities."""
     from conflictdesk.analysis.claims import frame_query
     from conflictdesk.analysis.tag import read_passages
     from conflictdesk.types import Passage
 
+    passages = [Passage(id=i, text=t, document_id=i) for i, t in enumerate(texts)]
+    reading = read_passages(query, passages, dict(enumerate(similarity)))
+    return frame_query(reading.query, passages, reading.ranked, reading.on_topic)
+
+
+def test_a_number_group_is_shown_in_digits_and_words_join_it():
     query = "What is the fine for parking in a loading bay in Halvick?"
     texts = [
         "Drivers caught in a loading bay face a fine of two hundred and fifty dollars.",
         "Parking in a loading bay: fine $250.",
     ]
-    passages = [Passage(id=i, text=t, document_id=i) for i, t in enumerate(texts)]
-    similarity = {0: 0.8, 1: 0.7}
-    reading = read_passages(query, passages, similarity)
-    frame, answers = frame_query(reading.query, passages, reading.ranked, reading.on_topic)
+    frame, answers = _framed(query, texts, [0.8, 0.7])
     assert [c.text for c in frame.candidates] == ["250"]
     assert answers[0][0] == "250"  # each passage's answer is shown as its group is
     assert frame.candidates[0].passage_ids == (0, 1)
 
 
 def test_a_stated_description_is_not_replaced_by_the_word_every_passage_repeats():
-    from conflictdesk.analysis.claims import frame_query
-    from conflictdesk.analysis.tag import read_passages
-    from conflictdesk.types import Passage
-
     query = "What is Ivo Brask's profession?"
     texts = [
         "Ivo Brask (born 1958) is a Vellish chef known for his soups.",
         "Ivo Brask (born 1961) is a Vellish trombonist who toured widely.",
         "Ivo Brask (born 1970) is a Vellish architect of bridges.",
     ]
-    passages = [Passage(id=i, text=t, document_id=i) for i, t in enumerate(texts)]
-    reading = read_passages(query, passages, {0: 0.8, 1: 0.8, 2: 0.8})
-    frame, _ = frame_query(reading.query, passages, reading.ranked, reading.on_topic)
+    frame, _ = _framed(query, texts, [0.8, 0.8, 0.8])
     texts = sorted(c.text for c in frame.candidates)
     assert texts == ["Vellish architect of bridges", "Vellish chef", "Vellish trombonist"]
 
 
 def test_a_name_at_a_sentence_start_is_known_from_the_questions_other_passages():
-    from conflictdesk.analysis.claims import frame_query
-    from conflictdesk.analysis.tag import read_passages
-    from conflictdesk.types import Passage
-
     query = "Who appeared on the Vellish 20 crown note in 1875?"
     texts = [
         "Apr 22, 2016 ... Orlaith appeared on the 20 crown note in 1875, the first woman to do so.",
         "The 1875 note showed the portrait of Orlaith above the harbour of Tessby.",
     ]
-    passages = [Passage(id=i, text=t, document_id=i) for i, t in enumerate(texts)]
-    reading = read_passages(query, passages, {0: 0.8, 1: 0.7})
-    _, answers = frame_query(reading.query, passages, reading.ranked, reading.on_topic)
+    _, answers = _framed(query, texts, [0.8, 0.7])
     # alone, the first passage's "Orlaith" opens a sentence and might be any capitalised word
     assert answers[0][0] == "Orlaith"
