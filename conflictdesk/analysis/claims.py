@@ -280,22 +280,18 @@ def answer_spans(
         for cal in find_calendar(remainder):
             if cal.span.lower() not in query_l:
                 spans.append((cal.start, f"cal:{cal.key}", cal.span, "date"))
+    asked = asked_dimension(query) if kind == "number" and measured else None
     if kind in ("number", "any"):
-        asked = asked_dimension(query) if kind == "number" and measured else None
-        for match in tx.NUMBER.finditer(remainder):
-            surface = match.group(0).strip()
-            value = re.match(r"[\d,]+(?:\.\d+)?", surface)
-            if kind == "number" and measured and not fits(asked, remainder, *match.span()):
+        for start, end, key in number_ranges(remainder):
+            surface = remainder[start:end].strip()
+            if kind == "number" and measured and not fits(asked, remainder, start, end):
                 continue
-            if _reference_mark(remainder, *match.span()):
+            if _reference_mark(remainder, start, end):
                 continue
-            if kind == "number" and counts_other(
-                remainder, (match.start(), "", surface, ""), query
-            ):
+            if kind == "number" and counts_other(remainder, (start, "", surface, ""), query):
                 continue
-            if value and surface.lower() not in query_l:
-                key = f"num:{value.group(0).replace(',', '')}"
-                spans.append((match.start(), key, surface, "number"))
+            if surface.lower() not in query_l:
+                spans.append((start, key, surface, "number"))
     if kind == "number":  # cardinals in words ("seven", "two hundred")
         for match in NUMBER_WORDS.finditer(remainder):
             if measured and not fits(asked, remainder, *match.span()):
@@ -326,6 +322,73 @@ def answer_spans(
             start, surface = phrase
             spans.append((start, f"phr:{names.answer_key(surface)}", surface, "phrase"))
     return sorted(spans)
+
+
+def number_ranges(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, key) of the numbers written in digits in `text`, a range read as one
+    ("600–800 IU", "2.1 to 2.4 metres", "between 5 and 10 kg": key "num:600-800"): two
+    numbers joined by a dash, "to", or "and" after "between", the first smaller, with no
+    unit or the second's. "dropped from 300 to 75" is a change, not a range: only its new
+    value is read."""
+    found = []
+    for match in tx.NUMBER.finditer(text):
+        value = re.match(r"[\d,]+(?:\.\d+)?", match.group(0).strip())
+        if value:
+            found.append((match.start(), match.end(), value.group(0).replace(",", "")))
+    out, i = [], 0
+    while i < len(found):
+        start, end, value = found[i]
+        if i + 1 < len(found) and _is_range(text, found[i], found[i + 1]):
+            out.append((start, found[i + 1][1], f"num:{value}-{found[i + 1][2]}"))
+            i += 2
+            continue
+        if not (i + 1 < len(found) and _is_change(text, found[i], found[i + 1])):
+            out.append((start, end, f"num:{value}"))
+        i += 1
+    return out
+
+
+_RANGE_JOIN = re.compile(r"^\s*(?:[–—-]|to)\s*$", re.IGNORECASE)
+_BETWEEN = re.compile(r"\bbetween\s+$", re.IGNORECASE)
+_FROM = re.compile(r"\bfrom\s+$", re.IGNORECASE)
+
+
+def _is_range(text: str, first: tuple[int, int, str], second: tuple[int, int, str]) -> bool:
+    before, between = text[: first[0]], text[first[1] : second[0]]
+    if _BETWEEN.search(before):
+        joined = between.strip().lower() in ("and", "-", "–", "—")
+    else:
+        joined = bool(_RANGE_JOIN.match(between)) and not _is_change(text, first, second)
+    if not joined or float(first[2]) >= float(second[2]):
+        return False
+    unit = _unit(text[first[0] : first[1]])
+    return not unit or unit == _unit(text[second[0] : second[1]])
+
+
+def _is_change(text: str, first: tuple[int, int, str], second: tuple[int, int, str]) -> bool:
+    """ "<verb of change> ... from <first> to <second>" ("dropped from 300 to 75", "raised
+    the fee from 5 to 8"): the first is the value a quantity had before."""
+    before, between = text[: first[0]], text[first[1] : second[0]]
+    if not _FROM.search(before) or between.strip().lower() != "to":
+        return False
+    words = vocab.words(before.lower())[-5:-1]
+    return any(w in CHANGE_VERBS for w in words)
+
+
+# verbs of a quantity's change, every form (English; "ranges from 5 to 9" is a range)
+CHANGE_VERBS = vocab.wordset(
+    "rise rises rose risen rising fall falls fell fallen falling grow grows grew grown growing "
+    "drop drops dropped dropping increase increases increased increasing decrease decreases "
+    "decreased decreasing decline declines declined declining reduce reduces reduced reducing "
+    "raise raises raised raising cut cuts cutting jump jumps jumped jumping climb climbs "
+    "climbed climbing shrink shrinks shrank shrunk shrinking go goes went gone going change "
+    "changes changed changing lower lowers lowered lowering boost boosts boosted boosting "
+    "double doubled doubling soar soared plunge plunged slash slashed"
+)
+
+
+def _unit(surface: str) -> str:
+    return re.sub(r"^\s*[\d,]+(?:\.\d+)?", "", surface).strip().lower()
 
 
 # a web page's own dates: when it was retrieved, archived, accessed, edited or modified

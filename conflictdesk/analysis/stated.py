@@ -84,6 +84,8 @@ def _rules(sentence: str, spans: list[Span], query: str, kind: str) -> Iterator[
     yield from _value_rules(sentence, spans, query, kind)
     if kind == "date" and _asks_death(query):
         yield [s for s in spans if _LIFESPAN_END.search(sentence[: s[0]])]
+    if kind == "date" and _asks_birth(query):
+        yield [s for s in spans if _lifespan_start(sentence, s)]
     if _asks_who(query):
         distances = span_distances(sentence, spans, query) or [0] * len(spans)
         yield _agents(sentence, spans, query, distances, by_verb=True)
@@ -270,6 +272,16 @@ def _asks_birth(query: str) -> bool:
     return any(w in _BIRTH_WORDS for w in vocab.words(query.lower()))
 
 
+def _lifespan_start(sentence: str, span: Span) -> bool:
+    """Whether the span is the first date of a lifespan ("(3 July 1750 – 28 February
+    1825)")."""
+    opened = sentence.rfind("(", 0, span[0])
+    return (
+        _in_lifespan(sentence, span)
+        and not any(c.isdigit() for c in sentence[opened : span[0]])
+    )
+
+
 def _in_lifespan(sentence: str, span: Span) -> bool:
     """Whether the span lies in parentheses that hold a range of dates, a lifespan after a
     name ("Ralph Cole (June 12, 1914 – September 2, 1999)")."""
@@ -315,19 +327,27 @@ def _cast(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
 
 def _question_verb(query: str) -> str | None:
     """The main verb of "Who <verb> ...?" ("played" in "Who played X in Y?"; the word after
-    an auxiliary: "won" in "Who has won X?"; "written" in "X was written by?"),
-    lower-cased; None for "Who is X?"."""
+    an auxiliary: "won" in "Who has won X?"; "written" in "X was written by?"; the agent
+    noun of "Who is the director of X?"), lower-cased; None for "Who is X?"."""
     words = vocab.words(query.lower())
     if len(words) > 1 and words[-1] == "by":  # "X was written by?"
         return words[-2]
     if not words or words[0] not in ("who", "whom"):
         return None
+    agent = _AGENT_NOUN.match(" ".join(words))
+    if agent:  # "Who is the director of X?": the verb the noun is made of
+        return agent.group(1)
     rest = words[1:]
     while rest and rest[0] in vocab.AUXILIARIES:
         rest = rest[1:]
     if not rest or rest[0] in vocab.STOPWORDS or len(words) - len(rest) > 2:
         return None
     return rest[0]
+
+
+# "who is the director of", "who was the original composer of": a noun of one who does
+# something (-er, -or), whose verb's forms share its stem ("directed", "composed")
+_AGENT_NOUN = re.compile(r"^who (?:is|was|are|were) the (?:\w+ )?(\w{4,}(?:er|or)) of\b")
 
 
 def _asks_who(query: str) -> bool:

@@ -48,10 +48,15 @@ def entity_spans(
     case capitalises any word."""
     found = []
     for start, run in _with_initials(text):
-        tokens = run.split()
+        tokens, end = run.split(), start + len(run)
         while tokens and tokens[0].lower() in NON_ENTITY_CAPITALS:
             start = text.index(tokens[1], start + len(tokens[0])) if len(tokens) > 1 else start
             tokens = tokens[1:]
+        if len(tokens) > 1 and _LABEL_BY.match(text, end):
+            # an infobox's next field label ("Directed by Jon Hewitt Written by ..."): a
+            # participle before "by" ends the name
+            if tokens[-1].lower().endswith(("ed", "en")):
+                tokens = tokens[:-1]
         if not tokens or (len(tokens) == 1 and tokens[0].lower() in ABBREVIATIONS):
             continue  # nothing left, or a bare title such as "Dr"
         before = text[:start].rstrip()
@@ -63,6 +68,9 @@ def entity_spans(
             continue
         found.append((start, " ".join(tokens)))
     return found
+
+
+_LABEL_BY = re.compile(r"\s+by\b")
 
 
 def _with_initials(text: str) -> list[tuple[int, str]]:

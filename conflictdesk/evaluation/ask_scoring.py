@@ -233,18 +233,21 @@ def _no_initials(text: str) -> str:
 
 
 def same_number(answer: str, gold: str) -> bool:
-    """Whether two short answers each hold one number, in digits or in words, of one value."""
-    a, g = _lone_number(answer), _lone_number(gold)
-    return a is not None and a == g
+    """Whether two short answers hold the same numbers, in digits or in words, in the same
+    order: one value ("3" is "three") or a range whose unit is written another way
+    ("2.1 to 2.4 metres" is "2.1 to 2.4 m")."""
+    a, g = _values(answer), _values(gold)
+    return bool(a) and a == g
 
 
-def _lone_number(text: str) -> float | None:
-    """The value of the one number a short answer holds, or None (none, or several)."""
-    digits = re.findall(r"\d[\d,]*(?:\.\d+)?", text)
-    words = NUMBER_WORDS.findall(text)
-    if len(digits) + len(words) != 1:
-        return None
-    return float(digits[0].replace(",", "")) if digits else float(number_word_value(words[0]))
+def _values(text: str) -> tuple[float, ...]:
+    """The values of the numbers a short answer holds, in text order."""
+    found = [(m.start(), float(m.group(0).replace(",", ""))) for m in _DIGITS.finditer(text)]
+    found += [(m.start(), float(number_word_value(m.group(0)))) for m in NUMBER_WORDS.finditer(text)]
+    return tuple(value for _, value in sorted(found))
+
+
+_DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
 def same_date(answer: str, gold: str) -> bool:

@@ -95,6 +95,25 @@ def test_answer_spans_normalise_dates_and_numbers_and_skip_query_spans():
     assert [key for _, key, _, _ in entities] == ["ent:atlanta"]
 
 
+@pytest.mark.parametrize(
+    ("sentence", "keys"),
+    [
+        ("Adults need 600–800 IU a day.", ["num:600-800"]),
+        ("Adults need between 600 and 800 IU a day.", ["num:600-800"]),
+        ("The wingspan is 2.1 to 2.4 metres.", ["num:2.1-2.4"]),
+        ("It is 5 km to 10 km away.", ["num:5-10"]),
+        ("It ranges from 5 to 9 days.", ["num:5-9"]),
+        ("The price rose from 8.99 to 10.99 dollars.", ["num:10.99"]),  # a change: its new value
+        ("The population dropped from 300 to 75.", ["num:75"]),
+        ("It is 5 km to 10 miles away.", ["num:5", "num:10"]),  # two units: two values
+        ("They lost 3-2.", ["num:3", "num:2"]),  # the larger first: a score, no range
+    ],
+)
+def test_a_range_of_numbers_is_read_as_one_answer(sentence, keys):
+    spans = answer_spans(sentence, "number", "How much?")
+    assert [key for _, key, _, _ in spans] == keys
+
+
 def test_sentence_initial_capital_is_not_an_entity_unless_seen_mid_sentence():
     sentence = "Following a review, Keldmore lowered it."
     assert [s for _, _, s, _ in answer_spans(sentence, "entity", "q", set())] == ["Keldmore"]

@@ -324,3 +324,17 @@ def test_a_hyphenated_name_made_of_the_questions_words_repeats_the_question():
     query = "Who was regarded as the war god of the Tessel hymns?"
     sentence = "In the Tessel hymns, Orvan is regarded as the War-God by the Harbour Guild."
     assert [s[2] for s in answer_spans(sentence, "entity", query)] == ["Orvan", "Harbour Guild"]
+
+
+def test_birth_questions_read_the_start_of_a_lifespan_before_another_date():
+    # the name's other dates ("known as ... to 1797") do not answer for its birth
+    sentence = "Tomas Orrin (3 July 1750 – 28 February 1825), known as Tomas Vell to 1797."
+    assert passage_answer("What is the birth date of Tomas Vell?", "date", [sentence])[1] == (
+        "3 July 1750")  # fmt: skip
+
+
+def test_a_question_for_an_agent_noun_reads_its_verbs_agent():
+    # "director" is the one who directs: "directed by X", not the nearest name
+    sentence = "Greyfall is a 1968 film directed by Ola Brenn, with music by Piet Rask."
+    assert passage_answer("Who is the director of the film Greyfall?", "entity", [sentence])[1] == (
+        "Ola Brenn")  # fmt: skip

@@ -55,6 +55,11 @@ def test_a_names_initials_belong_to_it_but_a_lists_letters_do_not():
     assert [s for _, s in tx.entity_spans("He joined the U.S. Army.")] == ["U", "S", "Army"]
 
 
+def test_an_infobox_label_before_by_ends_the_name_before_it():
+    spans = tx.entity_spans("Directed by Ola Brenn Written by Piet Rask Produced by Ona Vell")
+    assert [s for _, s in spans][1:] == ["Ola Brenn", "Piet Rask", "Ona Vell"]
+
+
 def test_clip_words_centres_on_the_anchor():
     text = " ".join(f"w{i}" for i in range(100))
     assert tx.clip_words(text, "w80", 10).split() == [f"w{i}" for i in range(75, 85)]

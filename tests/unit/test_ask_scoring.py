@@ -221,7 +221,9 @@ def test_a_date_is_gold_however_written(answer, gold, expected):
         ("two hundred and fifty", "$250", True),
         ("3 doses", "three doses", True),
         ("4", "seven", False),
-        ("3 and 4", "three", False),  # two numbers: no one value
+        ("3 and 4", "three", False),  # two numbers: not one value
+        ("2.1 to 2.4 metres", "2.1 to 2.4 m", True),  # one range, its unit written another way
+        ("2.1 to 2.5 metres", "2.1 to 2.4 m", False),
         ("James H. Meredith", "James Meredith", True),
         ("James Meredith", "James H. Meredith", True),
         ("James H. Meredith", "Ann Meredith", False),
