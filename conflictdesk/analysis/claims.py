@@ -57,6 +57,7 @@ from conflictdesk.analysis.stated import (
     Span,
     anchored_agent,
     anchored_value,
+    asks_life_date,
     counts_other,
     nearest_span,
     stated_answer,
@@ -276,6 +277,8 @@ def answer_spans(
             continue  # "Retrieved 31 December 2024": when a page was read, not an answer
         if kind in ("date", "any") and found.span.lower() not in query_l:
             spans.append((found.start, f"date:{found.iso()}", found.span, "date"))
+    if kind == "date" and not asks_life_date(query):
+        spans = _date_ranges(sentence, spans)
     if kind == "date" and not spans:  # a date with a year answers before a yearless one
         for cal in find_calendar(remainder):
             if cal.span.lower() not in query_l:
@@ -322,6 +325,38 @@ def answer_spans(
             start, surface = phrase
             spans.append((start, f"phr:{names.answer_key(surface)}", surface, "phrase"))
     return sorted(spans)
+
+
+def _date_ranges(sentence: str, spans: list[Span]) -> list[Span]:
+    """Date spans with a period read as one ("1884–1886", "from 1912 to 1914": key
+    "date:1884/1886"): two dates joined by a dash, "to" or "until", the first earlier. A
+    birth or death question keeps a lifespan's two dates apart (its caller)."""
+    out: list[Span] = []
+    for span in spans:
+        if out and out[-1][1].count("/") == 0 and _joins_period(sentence, out[-1], span):
+            first = out.pop()
+            surface = sentence[first[0] : span[0] + len(span[2])]
+            out.append((first[0], f"{first[1]}/{span[1][len('date:'):]}", surface, "date"))
+            continue
+        hyphened = _HYPHEN_YEAR.match(sentence, span[0] + len(span[2]))
+        if re.fullmatch(r"date:\d{4}", span[1]) and hyphened and hyphened.group(1) > span[1][5:]:
+            # "1912-1914": the year after a hyphen is no date of its own (`find_dates`)
+            surface = sentence[span[0] : hyphened.end()]
+            out.append((span[0], f"{span[1]}/{hyphened.group(1)}", surface, "date"))
+            continue
+        out.append(span)
+    return out
+
+
+_HYPHEN_YEAR = re.compile(r"-(\d{4})\b")
+
+
+_PERIOD_JOIN = re.compile(r"^\s*(?:[–—-]|to|until|till)\s*$", re.IGNORECASE)
+
+
+def _joins_period(sentence: str, first: Span, second: Span) -> bool:
+    between = sentence[first[0] + len(first[2]) : second[0]]
+    return bool(_PERIOD_JOIN.match(between)) and first[1] < second[1]
 
 
 def number_ranges(text: str) -> list[tuple[int, int, str]]:
@@ -622,7 +657,9 @@ def _merge_coarse_dates(groups: dict[str, list[int]], votes: dict[str, float]) -
     for prefix in ("date:", "cal:"):
         dates = sorted((k for k in groups if k.startswith(prefix)), key=len)
         for coarse in dates:
-            finer = [k for k in dates if len(k) > len(coarse) and k.startswith(coarse + "-")]
+            finer = [
+                k for k in dates if len(k) > len(coarse) and k.startswith((coarse + "-", coarse + "/"))
+            ]
             if finer and coarse in groups:
                 target = max(finer, key=lambda k: (votes[k], k))
                 groups[target] += groups.pop(coarse)

@@ -86,9 +86,12 @@ def _rules(sentence: str, spans: list[Span], query: str, kind: str) -> Iterator[
         yield [s for s in spans if _LIFESPAN_END.search(sentence[: s[0]])]
     if kind == "date" and _asks_birth(query):
         yield [s for s in spans if _lifespan_start(sentence, s)]
+    if kind == "entity" and vocab.words(query.lower())[:1] == ["where"]:
+        yield _located(sentence, spans, query)
     if _asks_who(query):
         distances = span_distances(sentence, spans, query) or [0] * len(spans)
         yield _agents(sentence, spans, query, distances, by_verb=True)
+        yield _after_stranded(sentence, spans, query)
         yield _cast(sentence, spans, query)
         yield _doers(sentence, spans, query)
         yield _agents(sentence, spans, query, distances, by_verb=False)
@@ -272,6 +275,11 @@ def _asks_birth(query: str) -> bool:
     return any(w in _BIRTH_WORDS for w in vocab.words(query.lower()))
 
 
+def asks_life_date(query: str) -> bool:
+    """Whether the question asks when someone was born or died (a lifespan's own dates)."""
+    return _asks_birth(query) or _asks_death(query)
+
+
 def _lifespan_start(sentence: str, span: Span) -> bool:
     """Whether the span is the first date of a lifespan ("(3 July 1750 – 28 February
     1825)")."""
@@ -305,7 +313,7 @@ def _doers(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
         return []
     found = []
     for match in vocab.WORD.finditer(sentence):
-        if not same_verb(match.group(0).lower(), verb):
+        if not _same_act(match.group(0).lower(), verb):
             continue
         before = [s for s in spans if s[0] + len(s[2]) <= match.start()]
         if before and match.start() - (before[-1][0] + len(before[-1][2])) <= DOER_GAP:
@@ -314,7 +322,7 @@ def _doers(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
 
 
 _ACTING = vocab.wordset("play plays played playing portray portrays portrayed voice voices voiced")
-_CAST_AS = re.compile(r"^\s*(?:\w+\s+)?as\b")
+_CAST_AS = re.compile(r"^(?:['’]s)?\s*(?:\w+\s+)?as\b")
 
 
 def _cast(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
@@ -323,6 +331,34 @@ def _cast(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
     if not _ACTING & set(vocab.words(query.lower())):
         return []
     return [s for s in spans if _CAST_AS.match(sentence[s[0] + len(s[2]) :])]
+
+
+_LOCATIVE = re.compile(r"\b(?:in|at|on|near)\s+(?:the\s+)?(?:[a-z]+\s+)?$")
+
+
+def _located(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
+    """For a where-question: the names after a preposition of place ("kept ... at the Tower
+    of London", not "the Yeoman Warders" before it), nearest the question's words first."""
+    distances = span_distances(sentence, spans, query) or [0] * len(spans)
+    located = [i for i, s in enumerate(spans) if _LOCATIVE.search(sentence[: s[0]])]
+    return [spans[i] for i in sorted(located, key=lambda i: (distances[i], i))]
+
+
+_STRANDED = vocab.wordset("for with from to after about against")
+
+
+def _after_stranded(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
+    """For a who-question that ends in its preposition ("Who was X built for?", "Who did X
+    gain independence from in 1960?"): the names right after that preposition ("constructed
+    for Pharaoh Djoser")."""
+    undated = without_dates(query)
+    words = vocab.words(undated.lower())
+    if undated != query and words[-1:] == ["in"]:  # "... from in 1960?"
+        words = words[:-1]
+    if not words or words[-1] not in _STRANDED:
+        return []
+    after = re.compile(rf"\b{words[-1]}\s+(?:the\s+)?$", re.IGNORECASE)
+    return [s for s in spans if after.search(sentence[: s[0]])]
 
 
 def _question_verb(query: str) -> str | None:

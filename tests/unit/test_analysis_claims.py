@@ -114,6 +114,32 @@ def test_a_range_of_numbers_is_read_as_one_answer(sentence, keys):
     assert [key for _, key, _, _ in spans] == keys
 
 
+@pytest.mark.parametrize(
+    ("query", "sentence", "keys"),
+    [
+        ("When did Ona Vell serve as governor?",
+         "She was governor 1884–1886 and again from 1900 to 1902.",
+         ["date:1884/1886", "date:1900/1902"]),
+        ("When was the Tessel bridge built?", "Built 1912-1914, it opened on 3 May 1915.",
+         ["date:1912/1914", "date:1915-05-03"]),
+        # a lifespan's dates stay apart for a death (or birth) question
+        ("When did Ona Vell die?", "Ona Vell (1684 – 2 December 1716) was a poet.",
+         ["date:1684", "date:1716-12-02"]),
+    ],
+)  # fmt: skip
+def test_a_period_of_dates_is_read_as_one_answer(query, sentence, keys):
+    assert [key for _, key, _, _ in answer_spans(sentence, "date", query)] == keys
+
+
+def test_a_periods_start_backs_the_period():
+    texts = ["The Tessel bridge was built 1912–1914 by Ona Vell.", "It was built in 1912."]
+    passages = [Passage(i, t) for i, t in enumerate(texts)]
+    ranked = {p.id: [p.text] for p in passages}
+    frame, _ = frame_query("When was the Tessel bridge built?", passages, ranked, {0: 1.0, 1: 1.0})
+    assert frame.leading == "1912–1914"
+    assert frame.candidates[0].passage_ids == (0, 1)
+
+
 def test_sentence_initial_capital_is_not_an_entity_unless_seen_mid_sentence():
     sentence = "Following a review, Keldmore lowered it."
     assert [s for _, _, s, _ in answer_spans(sentence, "entity", "q", set())] == ["Keldmore"]

@@ -338,3 +338,34 @@ def test_a_question_for_an_agent_noun_reads_its_verbs_agent():
     sentence = "Greyfall is a 1968 film directed by Ola Brenn, with music by Piet Rask."
     assert passage_answer("Who is the director of the film Greyfall?", "entity", [sentence])[1] == (
         "Ola Brenn")  # fmt: skip
+
+
+def test_who_plays_questions_read_the_doer_of_any_acting_verb_and_a_possessive_role():
+    # the role's own name (nearest the question's words) is not the actor
+    query = "Who plays the ferryman in Grey Harbour?"
+    sentence = "Ana Brill portrays the ferryman Piet Rask in Grey Harbour."
+    assert passage_answer(query, "entity", [sentence])[1] == "Ana Brill"
+    sentence = "Ana Brill's role as the ferryman Piet Rask in Grey Harbour grew."
+    assert passage_answer(query, "entity", [sentence])[1] == "Ana Brill"
+
+
+@pytest.mark.parametrize(
+    ("query", "sentence", "answer"),
+    [
+        ("Who was the Tessel tower built for?",
+         "Around 1450 BC the Tessel tower was raised for Queen Ana Brill, said Piet Rask.",
+         "Queen Ana Brill"),
+        # a date after the preposition ("from in 1960") is read past
+        ("Who did Tessel gain independence from in 1960?",
+         "In 1960 Tessel, then ruled by Ona Vell, gained independence from Vellmark.",
+         "Vellmark"),
+    ],
+)  # fmt: skip
+def test_a_who_question_ending_in_its_preposition_reads_the_name_after_it(query, sentence, answer):
+    assert passage_answer(query, "entity", [sentence])[1] == answer
+
+
+def test_a_where_question_reads_the_name_after_a_preposition_of_place():
+    query = "Where are the Tessel crown jewels kept?"
+    sentence = "The Tessel crown jewels are guarded by the Yeoman Wardens in the Tower of Orrin."
+    assert passage_answer(query, "entity", [sentence])[1] == "Tower of Orrin"
