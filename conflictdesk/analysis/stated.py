@@ -284,10 +284,7 @@ def _lifespan_start(sentence: str, span: Span) -> bool:
     """Whether the span is the first date of a lifespan ("(3 July 1750 – 28 February
     1825)")."""
     opened = sentence.rfind("(", 0, span[0])
-    return (
-        _in_lifespan(sentence, span)
-        and not any(c.isdigit() for c in sentence[opened : span[0]])
-    )
+    return _in_lifespan(sentence, span) and not any(c.isdigit() for c in sentence[opened : span[0]])
 
 
 def _in_lifespan(sentence: str, span: Span) -> bool:

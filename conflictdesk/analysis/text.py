@@ -52,11 +52,14 @@ def entity_spans(
         while tokens and tokens[0].lower() in NON_ENTITY_CAPITALS:
             start = text.index(tokens[1], start + len(tokens[0])) if len(tokens) > 1 else start
             tokens = tokens[1:]
-        if len(tokens) > 1 and _LABEL_BY.match(text, end):
+        if (
+            len(tokens) > 1
+            and _LABEL_BY.match(text, end)
+            and tokens[-1].lower().endswith(("ed", "en"))
+        ):
             # an infobox's next field label ("Directed by Jon Hewitt Written by ..."): a
             # participle before "by" ends the name
-            if tokens[-1].lower().endswith(("ed", "en")):
-                tokens = tokens[:-1]
+            tokens = tokens[:-1]
         if not tokens or (len(tokens) == 1 and tokens[0].lower() in ABBREVIATIONS):
             continue  # nothing left, or a bare title such as "Dr"
         before = text[:start].rstrip()

@@ -243,7 +243,9 @@ def same_number(answer: str, gold: str) -> bool:
 def _values(text: str) -> tuple[float, ...]:
     """The values of the numbers a short answer holds, in text order."""
     found = [(m.start(), float(m.group(0).replace(",", ""))) for m in _DIGITS.finditer(text)]
-    found += [(m.start(), float(number_word_value(m.group(0)))) for m in NUMBER_WORDS.finditer(text)]
+    found += [
+        (m.start(), float(number_word_value(m.group(0)))) for m in NUMBER_WORDS.finditer(text)
+    ]
     return tuple(value for _, value in sorted(found))
 
 
