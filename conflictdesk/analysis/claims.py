@@ -418,11 +418,12 @@ def passage_answer(
     """(key, surface, kind, sentence) of the passage's answer. A number or date question
     first takes the value its own words anchor in any stating sentence (`stated.
     anchored_value`: "a total population of 66,495", "was founded on 2 May 1887"), the most
-    query-relevant first; otherwise, in the most query-relevant sentence holding a span of
-    the kind asked for (the key sentence itself for sentence answers; `measured` as
-    `answer_spans`), the span that sentence states as the answer by its construction
-    (`stated.stated_answer`: a copula's other side, a passive's agent, ...), else the span
-    nearest the question's words; None when no sentence holds one."""
+    query-relevant first; otherwise the span that one of the STATED_WINDOW most
+    query-relevant sentences holding a span of the kind asked for (the key sentence itself
+    for sentence answers; `measured` as `answer_spans`) states as the answer by its
+    construction (`stated.stated_answer`: a copula's other side, a passive's agent, ...),
+    else the span of the first of them nearest the question's words; None when no sentence
+    holds one."""
     if kind == "sentence":
         return f"sent:{tx.normalise_span(ranked[0])}", ranked[0], "sentence", ranked[0]
     found: Iterable[tuple[str, list[Span]]] = (
@@ -446,15 +447,27 @@ def passage_answer(
                 return agent[1], agent[2], agent[3], sentence
             read.append((sentence, spans))
         found = read
-    for sentence, spans in found:
-        if spans:
-            stated, spans = stated_answer(sentence, spans, query, kind)
+    fallback = None
+    for n, (sentence, spans) in enumerate(s for s in found if s[1]):
+        stated, spans = stated_answer(sentence, spans, query, kind)
+        if stated is not None:
+            return stated[1], stated[2], stated[3], sentence
+        if fallback is None:
             if kind == "any":
                 spans = _names_first(spans)
-            chosen = stated or nearest_span(sentence, spans, query)
-            _, key, surface, span_kind = chosen
-            return key, surface, span_kind, sentence
-    return None
+            fallback = (nearest_span(sentence, spans, query), sentence)
+        if n + 1 >= STATED_WINDOW:
+            break
+    if fallback is None:
+        return None
+    (_, key, surface, span_kind), sentence = fallback
+    return key, surface, span_kind, sentence
+
+
+# how many of a passage's most relevant sentences holding a span are searched for one a
+# construction states before the first one's nearest span is taken (1, 2, 3 on the training
+# sets: per-passage reading 0.560, 0.566, 0.566; lead 0.362, 0.364, 0.362)
+STATED_WINDOW = 2
 
 
 def _names_first(spans: list[Span]) -> list[Span]:

@@ -170,6 +170,18 @@ def test_passage_answer_uses_the_best_sentence_that_holds_a_span():
     assert passage_answer("How tall is it?", "number", ["No figure here."]) is None
 
 
+def test_a_stated_answer_in_the_second_sentence_comes_before_the_first_ones_nearest_name():
+    query = "What is the national tree of Tessel?"
+    ranked = [
+        "Tessel's national parks hold Marwick pines and Orrin beeches.",
+        "The national tree of Tessel is the Linden.",
+        "In Tessel the national tree is the Ash, says Piet Rask.",
+    ]
+    assert passage_answer(query, "any", ranked)[1] == "Linden"
+    # only the two most relevant sentences are searched: a third one's statement does not count
+    assert passage_answer(query, "any", [ranked[0], ranked[0], ranked[2]])[1] != "Ash"
+
+
 def test_frame_votes_with_topicality_and_skips_off_topic_passages():
     passages = [Passage(i, t) for i, t in enumerate([
         "Mount Ysolde rises to 2,841 metres.",
