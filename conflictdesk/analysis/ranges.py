@@ -25,7 +25,8 @@ def date_ranges(sentence: str, spans: list[Span]) -> list[Span]:
             out.append((first[0], f"{first[1]}/{span[1][len('date:') :]}", surface, "date"))
             continue
         hyphened = _HYPHEN_YEAR.match(sentence, span[0] + len(span[2]))
-        if re.fullmatch(r"date:\d{4}", span[1]) and hyphened and hyphened.group(1) > span[1][5:]:
+        year = span[1][len("date:") :]
+        if re.fullmatch(r"\d{4}", year) and hyphened and hyphened.group(1) > year:
             # "1912-1914": the year after a hyphen is no date of its own (`find_dates`)
             surface = sentence[span[0] : hyphened.end()]
             out.append((span[0], f"{span[1]}/{hyphened.group(1)}", surface, "date"))
@@ -35,8 +36,6 @@ def date_ranges(sentence: str, spans: list[Span]) -> list[Span]:
 
 
 _HYPHEN_YEAR = re.compile(r"-(\d{4})\b")
-
-
 _PERIOD_JOIN = re.compile(r"^\s*(?:[–—-]|to|until|till)\s*$", re.IGNORECASE)
 
 
