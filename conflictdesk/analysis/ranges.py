@@ -19,7 +19,7 @@ def date_ranges(sentence: str, spans: list[Span]) -> list[Span]:
     not call this for one)."""
     out: list[Span] = []
     for span in spans:
-        if out and out[-1][1].count("/") == 0 and _joins_period(sentence, out[-1], span):
+        if out and "/" not in out[-1][1] and _joins_period(sentence, out[-1], span):
             first = out.pop()
             surface = sentence[first[0] : span[0] + len(span[2])]
             out.append((first[0], f"{first[1]}/{span[1][len('date:') :]}", surface, "date"))
@@ -58,12 +58,15 @@ def number_ranges(text: str) -> list[tuple[int, int, str]]:
     out, i = [], 0
     while i < len(found):
         start, end, value = found[i]
-        if i + 1 < len(found) and _is_range(text, found[i], found[i + 1]):
-            out.append((start, found[i + 1][1], f"num:{value}-{found[i + 1][2]}"))
+        following = found[i + 1] if i + 1 < len(found) else None
+        if following is not None and _is_change(text, found[i], following):
+            i += 1  # the value before the change is not read
+            continue
+        if following is not None and _is_range(text, found[i], following):
+            out.append((start, following[1], f"num:{value}-{following[2]}"))
             i += 2
             continue
-        if not (i + 1 < len(found) and _is_change(text, found[i], found[i + 1])):
-            out.append((start, end, f"num:{value}"))
+        out.append((start, end, f"num:{value}"))
         i += 1
     return out
 
@@ -78,7 +81,7 @@ def _is_range(text: str, first: tuple[int, int, str], second: tuple[int, int, st
     if _BETWEEN.search(before):
         joined = between.strip().lower() in ("and", "-", "–", "—")
     else:
-        joined = bool(_RANGE_JOIN.match(between)) and not _is_change(text, first, second)
+        joined = bool(_RANGE_JOIN.match(between))  # a change is told apart by the caller
     if not joined or float(first[2]) >= float(second[2]):
         return False
     unit = _unit(text[first[0] : first[1]])
