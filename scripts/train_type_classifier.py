@@ -13,7 +13,9 @@ picks the feature set, L2 strength and typed_dev's share of the training weight 
 source check (typed_dev scored by a model fitted on the public cases alone, each public case
 by one fitted without its source) and reports the cross-source figures (public -> typed_dev, typed_dev
 -> public) and typed_dev CV grouped by case beside the shipped recipe, the majority class and
-the CONFLICTS prior shift. A recipe ships only if it beats the shipped one on the held-out-source
+the CONFLICTS prior shift, then a held-out check on real search snippets (QACC dev typed by
+provenance: no_conflict or complementary) for the fitted and the shipped model beside the
+majority class. A recipe ships only if it beats the shipped one on the held-out-source
 check and, by more than its standard error, on typed_dev CV, and the majority class in both
 cross-source directions. Without --eval-only it fits the chosen recipe on
 both sources, writes models/types/type_model.json and lists it in models/manifest.json."""
@@ -29,7 +31,7 @@ from conflictdesk.config import load_config
 from conflictdesk.training.nli_data import data_root
 from conflictdesk.training.subjectivity import cached_probe
 from conflictdesk.training.type_cache import cached_evidence
-from conflictdesk.training.type_public import public_cases
+from conflictdesk.training.type_public import public_cases, qacc_cases
 from conflictdesk.training.type_report import print_report, save_model
 from conflictdesk.training.type_selection import evaluate, fit_chosen, grid
 from conflictdesk.training.type_transfer_report import (
@@ -37,12 +39,30 @@ from conflictdesk.training.type_transfer_report import (
     fit_final,
     parse_recipe,
     print_shown,
+    print_snippet_check,
     print_transfer,
     shown_recipes,
+    snippet_check,
 )
 from conflictdesk.training.types import case_rows, load_typed_cases
 
 NAME = "conflictdesk-type-lr"
+SNIPPET_LIMIT = 80  # QACC dev cases per type in the held-out snippet check
+
+
+def shipped_and_new(model):
+    """The model fitted here beside the shipped one (when one is installed)."""
+    from conflictdesk.analysis.type_model import load_type_model
+    from conflictdesk.backends.manifest import models_dir
+    from conflictdesk.errors import ModelMissingError
+
+    models = {}
+    try:
+        models["shipped model"] = load_type_model(models_dir())
+    except (ModelMissingError, OSError):
+        pass
+    models["fitted here"] = model
+    return models
 
 
 def parse_args() -> argparse.Namespace:
@@ -102,6 +122,14 @@ def main() -> int:
         print_shown(shown)
         report["shown"] = shown
         model = fit_final(rows, public_rows, report, probe, NAME, alpha=args.prior_alpha)
+        snippets = cached_evidence(
+            qacc_cases(data_root(), SNIPPET_LIMIT, split="dev"),
+            backends,
+            args.work / "qacc_dev_evidence.pkl",
+        )
+        check = snippet_check(case_rows(snippets, probe), shipped_and_new(model))
+        print_snippet_check(check)
+        report["snippets"] = check
     if args.report:
         args.report.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     if args.eval_only or not report.get("ship", True):

@@ -14,7 +14,10 @@ the source was made, never from the documents' wording:
 - complementary: a RAMDocs TRAIN-half question with several gold answers (AmbigDocs: one name,
   several entities) whose `correct` documents give two or more of them and none is `misinfo`:
   every answer is right for one reading of the question (with a `misinfo` document beside
-  them the case is misinformation: a false source is the conflict to resolve).
+  them the case is misinformation: a false source is the conflict to resolve); a QACC train
+  question (AmbigQA: a question with several readings by construction) whose contexts the
+  annotators found supporting two or more distinct answers, each with its own contexts:
+  real search snippets, the retrieval the CONFLICTS benchmark draws its queries from.
 - outdated: no public source here dates an answer that changed, so none is built.
 
 RAMDocs' EVAL half, QACC dev and the other splits are never read here."""
@@ -158,18 +161,29 @@ def ramdocs_cases(root: Path, limit: int) -> list[TypedCase]:
     return cases
 
 
-def qacc_cases(root: Path, limit: int) -> list[TypedCase]:
-    """no_conflict: QACC train questions whose contexts support one answer only."""
+def qacc_cases(root: Path, limit: int, split: str = "train") -> list[TypedCase]:
+    """QACC questions of `split` (AmbigQA questions with Google-snippet contexts): no_conflict
+    when the contexts support one answer only; complementary when annotators found contexts
+    supporting two or more distinct answers (an AmbigQA question has several readings by
+    construction, each answered by its own contexts). At most `limit` per type. The public
+    training cases read "train"; "dev" is a held-out check of real search snippets."""
+    counts: dict[str, int] = {}
     cases = []
-    for record in _by_hash(load_qacc("train", root), "qacc"):
-        if len(qacc_answers(record)) != 1 or record.get("secondAnswerExist") != "B":
+    for record in _by_hash(load_qacc(split, root), "qacc"):
+        answers = qacc_answers(record)
+        if len(answers) == 1 and record.get("secondAnswerExist") == "B":
+            kind = "no_conflict"
+        elif len(_distinct([a for a, _ in answers])) >= 2 and all(ids for _, ids in answers):
+            kind = "complementary"
+        else:
+            continue
+        if counts.get(kind, 0) >= limit:
             continue
         texts, sources = record["contexts"][:MAX_DOCUMENTS], record.get("sources") or []
         sources = (list(sources) + [None] * len(texts))[: len(texts)]
         case_id = f"pub-qacc-{record['annotation_task_id']}"
-        cases.append(_case(case_id, record["question"], texts, "no_conflict", sources))
-        if len(cases) >= limit:
-            break
+        cases.append(_case(case_id, record["question"], texts, kind, sources))
+        counts[kind] = counts.get(kind, 0) + 1
     return cases
 
 

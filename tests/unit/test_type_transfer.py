@@ -94,6 +94,30 @@ def test_public_cases_use_training_parts_only(tmp_path):
     assert tp.source_of("d-outdated-3") == "typed_dev"
 
 
+def test_qacc_cases_type_by_the_annotated_answers(tmp_path):
+    base = {"contexts": ["Ctx A", "Ctx B", "Ctx C"], "sources": ["a.org", "b.org", "c.org"]}
+    records = [
+        {**base, "annotation_task_id": 1, "question": "Who one?", "firstAnswer": "Ann",
+         "firstContext": "['A', 'B']", "secondAnswerExist": "B"},
+        {**base, "annotation_task_id": 2, "question": "Who two?", "firstAnswer": "Ann",
+         "firstContext": "['A']", "secondAnswerExist": "A", "secondAnswer": "Bo",
+         "secondContext": "['C']"},
+        # a second answer no context supports: no provenance for a type, left out
+        {**base, "annotation_task_id": 3, "question": "Who three?", "firstAnswer": "Ann",
+         "firstContext": "['A']", "secondAnswerExist": "A", "secondAnswer": "Bo",
+         "secondContext": "[]"},
+        # the "second" answer is the first one again: one answer, but flagged, left out
+        {**base, "annotation_task_id": 4, "question": "Who four?", "firstAnswer": "Ann",
+         "firstContext": "['A']", "secondAnswerExist": "A", "secondAnswer": "ann",
+         "secondContext": "['B']"},
+    ]  # fmt: skip
+    (tmp_path / "qacc").mkdir()
+    (tmp_path / "qacc" / "train.jsonl").write_text("\n".join(json.dumps(r) for r in records))
+    typed = {c.query: c.gold for c in tp.qacc_cases(tmp_path, 10)}
+    assert typed == {"Who one?": ConflictType.NO_CONFLICT, "Who two?": ConflictType.COMPLEMENTARY}
+    assert len(tp.qacc_cases(tmp_path, 0)) == 0  # the limit is per type
+
+
 def test_row_weights_equal_per_type_and_source():
     y = np.array([0, 0, 0, 1, 1, 2])
     sources = ["a", "a", "b", "a", "a", "b"]
@@ -219,3 +243,24 @@ def test_a_typed_dev_gain_beyond_its_standard_error_ships(monkeypatch):
     new[[1, 3, 5, 7, 9, 11, 13, 15]] = 1.0  # eight cases gained, none lost
     chosen, candidate = _choose_with(monkeypatch, new, old)
     assert chosen == candidate
+
+
+def test_snippet_check_scores_each_model_beside_the_majority_class():
+    from conflictdesk.analysis.type_model import TypeModel
+    from conflictdesk.training.type_transfer_report import snippet_check
+    from conflictdesk.training.types import TYPE_ORDER
+
+    n = len(FEATURE_NAMES)
+    column = FEATURE_NAMES.index("yes_no")
+    weights = np.zeros((1, len(TYPE_ORDER)))
+    weights[0, TYPE_ORDER.index(ConflictType.COMPLEMENTARY)] = 5.0  # yes_no -> complementary
+    model = TypeModel("t", ("yes_no",), TYPE_ORDER, np.zeros(1), np.ones(1), weights,
+                      np.zeros(len(TYPE_ORDER)), 0.3)  # fmt: skip
+    x = np.zeros((4, n))
+    x[:2, column] = 1.0  # the first two rows read as complementary, the rest as no_conflict
+    gold = np.array([TYPE_ORDER.index(ConflictType.COMPLEMENTARY)] + [0] * 3)
+    rows = CaseRows(("a", "b", "c", "d"), x, gold, gold)
+    check = snippet_check(rows, {"m": model})["m"]
+    assert check["accuracy"] == 0.75
+    assert check["per_type"]["complementary"] == 1.0
+    assert check["majority"] == {"type": "no_conflict", "accuracy": 0.75}
