@@ -43,7 +43,7 @@ from typing import Protocol
 from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import names
 from conflictdesk.analysis import text as tx
-from conflictdesk.analysis.copula import asked_attribute, copular_answer
+from conflictdesk.analysis.copula import asked_attribute, copular_answer, verbal
 from conflictdesk.analysis.dates import (
     FULL_MONTHS,
     MONTHS,
@@ -90,7 +90,7 @@ _MODAL_VERBS = vocab.wordset("be have")
 _MAX_SUBJECT_WORDS = 6  # the window: the verb is at most the fifth word after the modal
 _PREDICATE_WORDS = vocab.wordset(
     "a an the more less most least better worse best worst good bad safe unsafe true false "
-    "healthy unhealthy real possible necessary likely in on at for from to than as"
+    "healthy unhealthy real possible necessary likely worth in on at for from to than as"
 )
 _PREDICATE_SUFFIXES = (
     "ful",
@@ -103,7 +103,6 @@ _PREDICATE_SUFFIXES = (
     "ent",
     "ant",
     "ed",
-    "er",
     "ly",
 )
 DATE_PREFIXES = ("when", "what year", "which year", "what date", "what day", "what month",
@@ -185,17 +184,53 @@ def _verb_index(rest: list[str]) -> int:
     return min(head, len(rest) - 1) if len(rest) > 2 else 0
 
 
+def _closes_phrase(rest: list[str], index: int) -> bool:
+    """Whether the word at `index` ends the question or an object or a preposition follows
+    it: a gerund there is a predicate ("Is the company growing?"), one before another word
+    is a noun of the subject ("Is intermittent fasting effective?")."""
+    return index + 1 == len(rest) or rest[index + 1].lower() in _OBJECT_OPENERS
+
+
+def _comparative(rest: list[str], index: int) -> bool:
+    """Whether the word at `index` is the comparative of a "than" phrase: the last "-er"
+    word before the "than" that follows it ("older" in "the water tower older than")."""
+    words = [w.lower() for w in rest]
+    if len(words[index]) <= 4 or not words[index].endswith("er") or "than" not in words[index:]:
+        return False
+    than = words.index("than", index)
+    return not any(len(w) > 4 and w.endswith("er") for w in words[index + 1 : than])
+
+
 def _subject_end(rest: list[str], *, copula: bool) -> int:
-    for index in range(1, len(rest) if copula else 0):
+    """Where the subject of a yes/no question ends (the auxiliary goes there). After a
+    copula the predicate starts at the first predicate-like word: a function word that
+    opens one, a participle, an adjective's ending, a comparative ("-er ... than"); the noun
+    right after an article belongs to the subject ("Is the hospital open?"). Otherwise the
+    subject is an article and the capitalised run after it (a number continues a name:
+    "the Vantro Fold 2"), or the one word after an article that no name follows ("Is the sky
+    blue?"); "there" is a subject of its own."""
+    if rest and rest[0].lower() == "there":
+        return 1
+    led = 1 if rest and rest[0].lower() in _ARTICLES else 0
+    for index in range(1 + led, len(rest) if copula else 0):
         word = rest[index].lower().strip(",")
-        predicate_like = word in _PREDICATE_WORDS or (
-            len(word) > 4 and word.endswith(_PREDICATE_SUFFIXES)
+        compared = _comparative(rest, index)
+        predicate_like = (
+            word in _PREDICATE_WORDS
+            or (verbal(word) and (not word.endswith("ing") or _closes_phrase(rest, index)))
+            or (len(word) >= 4 and word.endswith("ed") and not word.endswith("eed"))
+            or (len(word) > 4 and word.endswith(_PREDICATE_SUFFIXES))
+            or compared
         )
         if predicate_like and not rest[index][:1].isupper():
             return index
-    index = 1 if rest and rest[0].lower() in _ARTICLES else 0
-    while index < len(rest) and rest[index][:1].isupper():
+    index = led
+    while index < len(rest) and (
+        rest[index][:1].isupper() or (index > led and rest[index].isdigit())
+    ):
         index += 1
+    if copula and led and index == led and len(rest) > 2:
+        index += 1  # "the sky" of "Is the sky blue?"
     return max(index, 1)
 
 

@@ -55,6 +55,10 @@ def call_by_pairs(verdict: ConflictVerdict, pairs: Sequence[ConflictPair]) -> Co
            f"{'' if len(flagged) == 1 else f'; {len(flagged)} pairs flagged'}); the type "
            f"classifier had found none ({verdict.rationale})")  # fmt: skip
     probabilities = verdict.signals.get("probabilities") or {}
+    confidence = probabilities.get(kind.value)
+    uncertain = below_threshold(verdict, confidence)
+    if uncertain:
+        why = f"uncertain (a reviewer should look): {why}"
     # the method stays the classifier's (what `models list` reports); the rationale and the
     # signals say that a flagged pair made the call
     return dataclasses.replace(
@@ -65,8 +69,17 @@ def call_by_pairs(verdict: ConflictVerdict, pairs: Sequence[ConflictPair]) -> Co
             **verdict.signals,
             "conflict_call": {"by": "a conflicting pair", "pairs": len(flagged)},
         },
-        confidence=probabilities.get(kind.value),
+        confidence=confidence,
+        uncertain=uncertain,
     )
+
+
+def below_threshold(verdict: ConflictVerdict, confidence: float | None) -> bool:
+    """Whether a type the conflict call chose has a probability below the type model's
+    abstention threshold (its `threshold` signal): the same test as the model's own type,
+    so a type shown with a low confidence is always marked uncertain."""
+    threshold = verdict.signals.get("threshold")
+    return threshold is not None and confidence is not None and confidence < threshold
 
 
 def claim_evidence(
@@ -113,14 +126,15 @@ def call_conflict(
     if decision.uncertain:
         why = f"uncertain conflict call (a reviewer should look): {why}"
     probabilities = verdict.signals.get("probabilities") or {}
+    confidence = probabilities.get(kind.value, verdict.confidence if kind is verdict.type else None)
     return dataclasses.replace(
         verdict,
         type=kind,
         rationale=why,
         method=f"{verdict.method}; conflict call: {decision.method} over {read}",
         signals={**verdict.signals, "conflict_call": decision.to_json()},
-        confidence=probabilities.get(
-            kind.value, verdict.confidence if kind is verdict.type else None
-        ),
-        uncertain=verdict.uncertain or decision.uncertain,
+        confidence=confidence,
+        uncertain=verdict.uncertain
+        or decision.uncertain
+        or (kind is not verdict.type and below_threshold(verdict, confidence)),
     )

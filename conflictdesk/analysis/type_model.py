@@ -123,6 +123,7 @@ def classify_by_model(model: TypeModel, evidence: Evidence) -> ConflictVerdict:
     signals: dict[str, Any] = {
         "features": {k: round(features[k], 4) for k in model.feature_names},
         "probabilities": {k.value: round(p, 4) for k, p in probs.items()},
+        "threshold": model.threshold,
     }
     return ConflictVerdict(kind, why, f"model:{model.model_id}", signals, confidence, uncertain)
 

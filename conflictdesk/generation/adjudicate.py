@@ -86,6 +86,19 @@ def conflict_statement(analysis: Analysis, stance: Stance) -> str:
     frame = analysis.tagging.frame
     claim = f'"{frame.leading}"' if frame.leading else f'"{frame.hypothesis}"'
     kind = analysis.verdict.type.value.replace("_", " ")
+    if analysis.verdict.uncertain:
+        kind += " (uncertain: a reviewer should look)"
+    answers = packet_answers(analysis)
+    if len(answers) > 1 and not (support and refute):
+        # The tags read every passage against the leading answer's claim; passages that give
+        # another value can still read as support or neutral, so "no disagreement" would be
+        # false: the answers themselves differ.
+        listed = "; ".join(f'"{text}" {_ids(ids)}' for text, ids in answers[:MAX_LISTED])
+        more = f"; and {len(answers) - MAX_LISTED} more" if len(answers) > MAX_LISTED else ""
+        return (
+            f"The passages give {len(answers)} different answers: {listed}{more}; "
+            f"conflict type: {kind}."
+        )
     if stance is Stance.NOT_ENOUGH_INFO:
         return f"Not enough information: no passage in the evidence supports or refutes {claim}."
     if not refute:
@@ -102,6 +115,21 @@ def conflict_statement(analysis: Analysis, stance: Stance) -> str:
         f"{lead} (κ = {analysis.kappa:.2f}): {len(support)} passage(s) {_ids(support)} support "
         f"{claim} while {len(refute)} {_ids(refute)} contradict it; conflict type: {kind}."
     )
+
+
+MAX_LISTED = 4  # answers named in the conflict statement
+
+
+def packet_answers(analysis: Analysis) -> list[tuple[str, tuple[int, ...]]]:
+    """The wh-question's candidate answers held by packet passages, each with those passages
+    (the reading's order: most votes first)."""
+    packet = set(analysis.packet.passage_ids)
+    held = []
+    for candidate in analysis.tagging.frame.candidates:
+        ids = tuple(pid for pid in candidate.passage_ids if pid in packet)
+        if ids and candidate.kind != "sentence":
+            held.append((candidate.text, ids))
+    return held
 
 
 def _ids(ids: Sequence[int]) -> str:

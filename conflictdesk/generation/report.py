@@ -12,12 +12,17 @@ WIDTH = 100
 
 
 def batch_record(record_id: Any, analysis: Analysis, result: Answer) -> dict[str, Any]:
-    """The `ask` batch schema: id, stance, conflict_type, kappa, evidence, clusters, pairs
-    (the conflicting ones), answer [{sent, cites}], conflict, method."""
+    """The `ask` batch schema: id, stance, conflict_type, type_confidence (the type model's
+    probability of it; null for a rule or an LLM), type_uncertain (below the model's
+    threshold: a reviewer should look), kappa, evidence, clusters, pairs (the conflicting
+    ones), answer [{sent, cites}], conflict, method."""
+    confidence = analysis.verdict.confidence
     return {
         "id": record_id,
         "stance": result.stance.value,
         "conflict_type": analysis.verdict.type.value,
+        "type_confidence": None if confidence is None else round(confidence, 6),
+        "type_uncertain": analysis.verdict.uncertain,
         "kappa": round(analysis.kappa, 6),
         "evidence": {
             name: [_row_json(row) for row in getattr(result.evidence, name)]

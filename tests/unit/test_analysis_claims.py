@@ -38,6 +38,18 @@ def test_query_form(query, form):
     [
         ("Is intermittent fasting effective?", "Intermittent fasting is effective"),
         ("Is Pluto a planet?", "Pluto is a planet"),
+        # an article's noun belongs to the subject; participles, "-er ... than" and "worth"
+        # open the predicate, "-er" nouns do not; a number continues a name; "there"
+        ("Is the sky blue?", "The sky is blue"),
+        ("Was the tower used as a lighthouse?", "The tower was used as a lighthouse"),
+        ("Is the castle made of granite?", "The castle is made of granite"),
+        ("Is a computer faster than a human?", "A computer is faster than a human"),
+        ("Is the company growing?", "The company is growing"),
+        ("Is daily running good for the knees?", "Daily running is good for the knees"),
+        ("Is the Model 3 worth buying?", "The Model 3 is worth buying"),
+        ("Was the bridge's architect famous?", "The bridge's architect was famous"),
+        ("Is the water tower older than the church?", "The water tower is older than the church"),
+        ("Were there two moons?", "There were two moons"),
         ("Is the Earth flat?", "The Earth is flat"),
         ("Does coffee cause cancer?", "Coffee cause cancer"),
         ("Should the United Nations act?", "The United Nations should act"),

@@ -131,6 +131,19 @@ def test_a_flagged_pair_turns_no_conflict_into_the_likeliest_conflict_type():
     assert out.signals["conflict_call"] == {"by": "a conflicting pair", "pairs": 1}
 
 
+def test_a_pair_called_type_below_the_model_threshold_is_marked_uncertain():
+    import dataclasses
+
+    base = verdict(ConflictType.NO_CONFLICT)
+    low = dataclasses.replace(base, signals={**base.signals, "threshold": 0.4})
+    out = call_by_pairs(low, [pair(0, 1, 0.8)])
+    assert out.type is ConflictType.OUTDATED and out.confidence == pytest.approx(0.3)
+    assert out.uncertain and out.rationale.startswith("uncertain (a reviewer should look)")
+    high = dataclasses.replace(base, signals={**base.signals, "threshold": 0.2})
+    assert not call_by_pairs(high, [pair(0, 1, 0.8)]).uncertain
+    assert not call_by_pairs(base, [pair(0, 1, 0.8)]).uncertain  # no threshold: a rule
+
+
 def test_no_flagged_pair_or_a_conflict_type_already_leaves_the_verdict():
     quiet = verdict(ConflictType.NO_CONFLICT)
     assert call_by_pairs(quiet, [pair(0, 1, 0.3)]) is quiet

@@ -17,6 +17,8 @@ SCHEMA_KEYS = {
     "id",
     "stance",
     "conflict_type",
+    "type_confidence",
+    "type_uncertain",
     "kappa",
     "evidence",
     "clusters",
@@ -125,6 +127,11 @@ def test_single_question_over_a_collection(tmp_path, capsys):
     assert code == 0, err
     record = json.loads(out)
     assert set(record) == SCHEMA_KEYS
+    assert isinstance(record["type_uncertain"], bool)
+    if record["method"]["conflict_type"].startswith("model:"):
+        assert 0.0 < record["type_confidence"] <= 1.0
+    else:
+        assert record["type_confidence"] is None
     (stored,) = _runs(db)
     assert record["id"] == stored["id"]
     with Store.open(db) as store:

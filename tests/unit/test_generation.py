@@ -24,6 +24,8 @@ SCHEMA_KEYS = {
     "id",
     "stance",
     "conflict_type",
+    "type_confidence",
+    "type_uncertain",
     "kappa",
     "evidence",
     "clusters",
@@ -216,6 +218,41 @@ def test_conflict_statement_names_both_sides():
     assert "misinformation" in text
 
 
+def test_conflict_statement_lists_differing_answers_the_tags_did_not_split():
+    import dataclasses
+
+    from conflictdesk.analysis.types import Candidate
+
+    analysis = build_analysis(
+        "When was the bridge built?",
+        ["It opened in 1933.", "It was completed in 1932.", "A ferry ran before."],
+        [("support", 0.9), ("support", 0.9), ("irrelevant", 0.8)],
+        leading="1933",
+        conflict_type="misinformation",
+        packet=[0, 1],
+    )
+    frame = dataclasses.replace(
+        analysis.tagging.frame,
+        candidates=(
+            Candidate("1933", "date", (0,), 1.0),
+            Candidate("1932", "date", (1, 2), 1.0),  # passage 2 is outside the packet
+        ),
+    )
+    verdict = dataclasses.replace(analysis.verdict, confidence=0.3, uncertain=True)
+    analysis = dataclasses.replace(
+        analysis, tagging=dataclasses.replace(analysis.tagging, frame=frame), verdict=verdict
+    )
+    text = conflict_statement(analysis, Stance.SUPPORT)
+    assert not text.startswith("No disagreement")
+    assert 'The passages give 2 different answers: "1933" [0]; "1932" [1]' in text
+    assert "misinformation (uncertain: a reviewer should look)" in text
+    one = dataclasses.replace(frame, candidates=frame.candidates[:1])
+    agreeing = dataclasses.replace(
+        analysis, tagging=dataclasses.replace(analysis.tagging, frame=one)
+    )
+    assert conflict_statement(agreeing, Stance.SUPPORT).startswith("No disagreement")
+
+
 def test_answer_without_llm_is_extractive_and_says_so():
     result = answer(_outdated(), fake_backends())
     assert result.method["generation"] == "extractive:recency"
@@ -235,6 +272,7 @@ def test_batch_record_has_exactly_the_schema_keys():
     record = batch_record("q1", analysis, answer(analysis, fake_backends()))
     assert set(record) == SCHEMA_KEYS
     assert record["conflict_type"] == "outdated"
+    assert record["type_confidence"] is None and record["type_uncertain"] is False  # rules
     assert [e["id"] for e in record["evidence"]["support"]] == [1, 3]
     assert all(set(item) == {"sent", "cites"} for item in record["answer"])
     assert record["method"]["generation"] == "extractive:recency"
