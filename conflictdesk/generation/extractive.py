@@ -19,7 +19,8 @@ relevant) and its sentence is that passage's most query-relevant sentence
   note when every group takes the same side with the same answer: nothing to disagree on).
 - recency (outdated): newest first, each sentence with its date, then a note on older ones.
 - entropy_topsis (misinformation, factual): the most credible group first, then each
-  conflicting claim quoted and flagged as disputed, citing both sides.
+  conflicting claim quoted and flagged as disputed, citing both sides (when the type is
+  uncertain, flagged only as a disagreement).
 
 Under direct and entropy_topsis a wh-question's answer leads with the best-ranked group that
 states the claim frame's leading answer (tagged Support), when one does: a passage that
@@ -253,12 +254,19 @@ def _credible(analysis: Analysis, groups: list[Group]) -> list[AnswerSentence]:
     groups = _leading_first(analysis, groups)
     lead = groups[0]
     out = [_claim(lead, _verdict(analysis, lead))]
+    # an uncertain type (below the type model's threshold) does not assert that the other
+    # source is the less credible one: it only says the sources disagree
+    flag = (
+        "Another source disagrees (the conflict's type is uncertain; a reviewer should look)"
+        if analysis.verdict.uncertain
+        else "A conflicting claim from a less credible source is disputed"
+    )
     for group in groups[1:]:
         if _agrees(lead, group):
             continue
         out.append(
             AnswerSentence(
-                f'A conflicting claim from a less credible source is disputed: "{group.sentence}"',
+                f'{flag}: "{group.sentence}"',
                 _both_sides(analysis, lead.cites[:1], group.cites),
                 SentenceRole.CONFLICT,
             )

@@ -123,6 +123,14 @@ def test_topsis_answer_leads_with_the_most_credible_and_flags_the_disputed_claim
     assert flagged.role is SentenceRole.CONFLICT
     assert "disputed" in flagged.text and "4,120" in flagged.text
     assert set(flagged.cites) == {0, 1}
+    import dataclasses
+
+    unsure = dataclasses.replace(
+        analysis, verdict=dataclasses.replace(analysis.verdict, confidence=0.3, uncertain=True)
+    )
+    _, hedged = extractive_answer(unsure)
+    assert "less credible" not in hedged.text and "uncertain" in hedged.text
+    assert "4,120" in hedged.text and set(hedged.cites) == {0, 1}
 
 
 def test_viewpoints_answer_gives_every_side_after_a_neutral_note():
