@@ -102,7 +102,6 @@ _PREDICATE_SUFFIXES = (
     "ic",
     "ent",
     "ant",
-    "ed",
     "ly",
 )
 DATE_PREFIXES = ("when", "what year", "which year", "what date", "what day", "what month",
@@ -184,11 +183,17 @@ def _verb_index(rest: list[str]) -> int:
     return min(head, len(rest) - 1) if len(rest) > 2 else 0
 
 
-def _closes_phrase(rest: list[str], index: int) -> bool:
-    """Whether the word at `index` ends the question or an object or a preposition follows
-    it: a gerund there is a predicate ("Is the company growing?"), one before another word
-    is a noun of the subject ("Is intermittent fasting effective?")."""
-    return index + 1 == len(rest) or rest[index + 1].lower() in _OBJECT_OPENERS
+def _participle(rest: list[str], index: int) -> bool:
+    """Whether the word at `index` is a participle that opens a predicate: a past one
+    (`copula.verbal`, or a short "-ed" such as "used"; not "need", "seed"), or a gerund that
+    ends the question or comes before an object or a preposition ("Is the company
+    growing?"); a gerund before another word is a noun of the subject ("Is intermittent
+    fasting effective?")."""
+    word = rest[index].lower().strip(",")
+    if word.endswith("ing"):
+        closes = index + 1 == len(rest) or rest[index + 1].lower() in _OBJECT_OPENERS
+        return verbal(word) and closes
+    return verbal(word) or (len(word) == 4 and word.endswith("ed") and not word.endswith("eed"))
 
 
 def _comparative(rest: list[str], index: int) -> bool:
@@ -214,13 +219,11 @@ def _subject_end(rest: list[str], *, copula: bool) -> int:
     led = 1 if rest and rest[0].lower() in _ARTICLES else 0
     for index in range(1 + led, len(rest) if copula else 0):
         word = rest[index].lower().strip(",")
-        compared = _comparative(rest, index)
         predicate_like = (
             word in _PREDICATE_WORDS
-            or (verbal(word) and (not word.endswith("ing") or _closes_phrase(rest, index)))
-            or (len(word) >= 4 and word.endswith("ed") and not word.endswith("eed"))
+            or _participle(rest, index)
             or (len(word) > 4 and word.endswith(_PREDICATE_SUFFIXES))
-            or compared
+            or _comparative(rest, index)
         )
         if predicate_like and not rest[index][:1].isupper():
             return index
