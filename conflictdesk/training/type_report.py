@@ -16,8 +16,8 @@ LICENCE = (
     "subjectivity probe on PERSPECTRUM (CC BY-SA 4.0), FEVER and Fool Me Twice sentences"
 )
 PUBLIC_LICENCE = (
-    "MIT (conflictdesk); trained on typed_dev (CC0, hand-written for this project) and on cases "
-    "built by provenance from PERSPECTRUM train (CC BY-SA 4.0), RAMDocs train half (MIT), QACC "
+    "MIT (conflictdesk); trained on typed_dev and conflictdesk/training/data/typed_written "
+    "(CC0, hand-written for this project) and on cases built by provenance from PERSPECTRUM train (CC BY-SA 4.0), RAMDocs train half (MIT), QACC "
     "train (CC BY-SA 3.0) and ConflictQA StrategyQA train (Apache-2.0)"
 )
 PROBE_LICENCE = (
@@ -25,9 +25,9 @@ PROBE_LICENCE = (
 )
 PUBLIC_SOURCE = (
     "multinomial logistic regression over conflictdesk.analysis.typing_features (feature set, "
-    "L2 and typed_dev share chosen by the held-out-source check), rows weighted equally per "
-    "type, fitted on typed_dev/cases.jsonl and conflictdesk.training.type_public "
-    "cases by scripts/train_type_classifier.py"
+    "L2 and typed share chosen by the unseen-author check), rows weighted equally per type, "
+    "fitted on typed_dev/cases.jsonl, conflictdesk/training/data/typed_written/cases.jsonl and "
+    "conflictdesk.training.type_public cases by scripts/train_type_classifier.py"
 )
 SOURCE = (
     "multinomial logistic regression over conflictdesk.analysis.typing_features (feature set "

@@ -21,12 +21,11 @@ def _questions() -> list[dict]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-# The shipped type model (compact+support+sides recipe, L2 30, chosen by generalisation
-# across sources; docs/type_report.md) types these three examples otherwise; recorded as
-# strict expected failures so that a model that gets them right shows up.
+# The shipped type model (evidence+answers recipe, L2 100, chosen on unseen authors and
+# held-out sources since session 17; docs/type_report.md) types this example otherwise;
+# recorded as a strict expected failure so that a model that gets it right shows up.
 MISTYPED = {
-    "lumivex-benefits": "typed outdated, not complementary (docs/type_report.md)",
-    "ysolde-height": "typed outdated: the shipped model's misinformation recall is 0.24-0.40",
+    "brannock-diet": "typed misinformation (p 0.33), not conflicting opinions (docs/type_report.md)",
 }
 
 

@@ -79,7 +79,13 @@ def _answer(analysis) -> str:
 # the MiniLM reads as refuted where the other two read supported; the cascade (MiniLM, then
 # MPNet) reads all three alike, and since 2026-11-25 it reads every yes/no question's
 # statement in `ask` (AnalysisOptions.statement_tags), so the three wordings agree.
-UNSTABLE: dict[str, str] = {}
+# Since session 17 the type model (evidence+answers, L2 100) is flatter and reads the
+# question's wording through the subjectivity probe: the Brannock diet's three wordings sit
+# on a near tie between conflicting opinions and misinformation (0.34 / 0.32, 0.37 / 0.31,
+# and 0.32 / 0.33 for "Does the Brannock diet lower blood pressure?"), so one wording tips.
+UNSTABLE: dict[str, str] = {
+    "brannock-diet": "near tie between opinions and misinformation (docs/type_report.md)",
+}
 
 
 @pytest.mark.parametrize(
