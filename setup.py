@@ -29,6 +29,7 @@ setup(
     package_dir=package_dir,
     package_data={
         "conflictdesk.tui": ["*.tcss"],
+        "conflictdesk.training": ["data/*/*"],  # the hand-written typed training cases
         **{name: ["**/*"] for name in DATA_ROOTS},
     },
 )
