@@ -10,7 +10,6 @@ recipe, the public-provenance cases), so it measures what carries over between a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -68,10 +67,3 @@ def leave_one_author_out(typed: CaseRows, pub: CaseRows, recipe: Recipe) -> dict
         "written": scores(typed.y[~own], pred[~own]) if (~own).any() else None,
         "correct": (pred == typed.y).astype(float).tolist(),
     }
-
-
-def author_counts(ids: Sequence[str]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for case_id in ids:
-        out[author_of(case_id)] = out.get(author_of(case_id), 0) + 1
-    return out

@@ -3,6 +3,7 @@ of `scripts/train_type_classifier.py` worth testing)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -60,23 +61,33 @@ def _score(figures: Mapping[str, Any]) -> float:
 
 
 def rank_recipes(
-    dev: CaseRows, pub: CaseRows, l2s: Sequence[float] = L2_GRID, shares: Sequence[float] = SHARES
+    dev: CaseRows, pub: CaseRows, l2s: Sequence[float] = L2_GRID, shares: Sequence[float] = SHARES,
+    *, typed: CaseRows | None = None, public: CaseRows | None = None, log: Any = None,
 ):  # fmt: skip
-    """Every feature set × L2 × typed_dev share (trained on both sources), best held-out-
-    source criterion first; ties: the larger L2, then the earlier feature set, then the
-    smaller share. Returns the ranking and each recipe's held-out and cross-source figures."""
+    """Every feature set × L2 × typed_dev share (trained on both sources) with its held-out-
+    and cross-source figures (over `pub`, every source but typed_dev), best criterion first;
+    ties: the larger L2, then the earlier feature set, then the smaller share. With `typed`
+    (typed_dev and the written authors' cases) and `public` (the public cases alone), each
+    recipe also gets its `leave_one_author_out` figures and `author_score` ranks; else the
+    held-out-source criterion (`generalisation_score`). `log`: a progress line per feature
+    set (standard error by default: the author grid takes minutes)."""
+    log = log or (lambda message: print(message, file=sys.stderr))
     order = list(RECIPE_SETS)
     grid = {}
-    for features in order:
+    for n, features in enumerate(order, 1):
         for l2 in l2s:
             cross = cross_source(dev, pub, Recipe(features, l2, True))
             for share in shares:
                 recipe = Recipe(features, l2, True, share)
                 grid[recipe] = {"held_out": held_out_public(dev, pub, recipe), "cross": cross}
+                if typed is not None:
+                    grid[recipe]["authors"] = leave_one_author_out(typed, public, recipe)
+        log(f"  ranked recipes of {features} ({n}/{len(order)} feature sets)")
+    score = _score if typed is None else author_score
     ranked = sorted(
         grid,
         key=lambda r: (
-            -round(_score(grid[r]), 4),
+            -round(score(grid[r]), 4),
             -r.l2,
             order.index(r.features),
             r.typed_dev_share,
@@ -124,38 +135,6 @@ def author_score(figures: Mapping[str, Any]) -> float:
                           generalisation_score(figures["cross"], figures["held_out"])]))  # fmt: skip
 
 
-def rank_by_authors(
-    typed: CaseRows, dev: CaseRows, others: CaseRows, pub: CaseRows,
-    l2s: Sequence[float] = L2_GRID, shares: Sequence[float] = SHARES,
-):  # fmt: skip
-    """Every feature set × L2 × typed share, best `author_score` first (ties: the larger L2,
-    the earlier feature set, the smaller share), with each recipe's unseen-author, held-out-
-    source and cross-source figures (typed_dev ↔ every other source, the written authors
-    included)."""
-    order = list(RECIPE_SETS)
-    grid = {}
-    for features in order:
-        for l2 in l2s:
-            cross = cross_source(dev, others, Recipe(features, l2, True))
-            for share in shares:
-                recipe = Recipe(features, l2, True, share)
-                grid[recipe] = {
-                    "authors": leave_one_author_out(typed, pub, recipe),
-                    "held_out": held_out_public(dev, others, recipe),
-                    "cross": cross,
-                }
-    ranked = sorted(
-        grid,
-        key=lambda r: (
-            -round(author_score(grid[r]), 4),
-            -r.l2,
-            order.index(r.features),
-            r.typed_dev_share,
-        ),
-    )
-    return ranked, grid
-
-
 def choose_by_authors(
     typed: CaseRows, dev: CaseRows, others: CaseRows, pub: CaseRows, previous: Recipe,
     *, tries: int = MAX_TRIES,
@@ -166,7 +145,7 @@ def choose_by_authors(
     cross-source directions; None if none does.
     Since 2026-11-29 this decides: typed_dev CV measures how well a model fits the one author
     of typed_dev, and a user's cases (like the kept-back hand-written ones) come from another."""
-    ranked, grid = rank_by_authors(typed, dev, others, pub)
+    ranked, grid = rank_recipes(dev, others, typed=typed, public=pub)
     old = np.array(leave_one_author_out(typed, pub, previous)["correct"])
     floor = author_score(grid[previous]) if previous in grid else author_score({
         "authors": {"all": {"accuracy": float(old.mean())}},
@@ -232,7 +211,7 @@ def evaluate_transfer(
         scored = {r.label(): round(_score(v), 4) for r, v in grid.items()}
     else:
         best, grid, tried = choose_by_authors(typed, dev, others, pub, previous)
-        shown = best or rank_by_authors(typed, dev, others, pub)[0][0]
+        shown = best or rank_recipes(dev, others, typed=typed, public=pub)[0][0]
         scored = {r.label(): round(author_score(v), 4) for r, v in grid.items()}
     report: dict[str, Any] = {
         "public_cases": len(pub.y),

@@ -103,7 +103,7 @@ def _choose_by_authors(monkeypatch, new: np.ndarray, old: np.ndarray, held_new: 
                 "held_out": {"balanced": held}, "cross": cross}  # fmt: skip
 
     grid = {candidate: figures(new, held_new), shipped: figures(old, 0.5)}
-    monkeypatch.setattr(report, "rank_by_authors", lambda *a: ([candidate, shipped], grid))
+    monkeypatch.setattr(report, "rank_recipes", lambda *a, **k: ([candidate, shipped], grid))
     monkeypatch.setattr(
         report, "leave_one_author_out", lambda t, p, r: {"correct": grid[r]["authors"]["correct"]}
     )
