@@ -8,6 +8,8 @@ Runs, in order, the evaluations that each print a set beside its baselines:
 - accuracy against coverage and uncertain verdicts (scripts/eval_abstention.py);
 - the CONFLICTS type on typed_dev, cross-validated by case, beside the majority class and the
   rule classifier (scripts/train_type_classifier.py --eval-only);
+- whether the analysis changes with the wording of a question, on the written cases under
+  three wordings each (scripts/eval_wording.py);
 - the stage-1 pair detector on held-out ConflictQA, PERSPECTRUM, RAMDocs and QACC pairs beside
   always-conflict and NLI alone (scripts/train_pair_detector.py --report-only);
 - what the tagger's relevance gates set aside, against gold relations (scripts/eval_gates.py);

@@ -7,7 +7,8 @@ Usage:
   .venv/bin/python scripts/train_type_classifier.py --typed-dev-only   # the previous recipe
 
 Runs every typed_dev case, every hand-written training case of other authors
-(conflictdesk/training/data/typed_written: 16 authors, 160 cases) and every public-provenance
+(conflictdesk/training/data/typed_written: 16 authors, 160 cases, each also under two other
+wordings of its question, paraphrases.jsonl) and every public-provenance
 case (conflictdesk.training.type_public: PERSPECTRUM train, RAMDocs train half, QACC train,
 ConflictQA train) through the pipeline once (cached in --work), trains the subjectivity probe on
 PERSPECTRUM / FEVER / Fool Me Twice, then picks the feature set, L2 strength and the typed cases'
@@ -20,7 +21,11 @@ trained on them) and a held-out check on real search snippets (QACC dev typed by
 no_conflict or complementary) beside the majority class. A recipe ships only if it beats the
 shipped recipe on the unseen-author check by more than its standard error and the majority
 class in both cross-source directions (--without-written: the held-out-source check and
-typed_dev CV decide, as before 2026-11-29). Without --eval-only it fits the chosen recipe on
+typed_dev CV decide, as before 2026-11-29). The reworded cases are training rows; what they add
+to the shipped recipe is measured on its own (unseen authors with and without them, and how often
+a case keeps one type across its wordings), and when no other recipe ships, the shipped recipe
+refitted with them ships if they gain beyond the paired standard error (--without-rewordings:
+the data before). Without --eval-only it fits the chosen recipe on
 every source, writes models/types/type_model.json and lists it in models/manifest.json."""
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from conflictdesk.backends.registry import load_backends
 from conflictdesk.config import load_config
 from conflictdesk.training.nli_data import data_root
 from conflictdesk.training.subjectivity import cached_probe
-from conflictdesk.training.type_authors import join_rows, written_cases
+from conflictdesk.training.type_authors import join_rows, paraphrased_cases, written_cases
 from conflictdesk.training.type_cache import cached_evidence
 from conflictdesk.training.type_public import public_cases, qacc_cases
 from conflictdesk.training.type_report import print_report, save_model
@@ -69,6 +74,18 @@ def shipped_and_new(model):
     return models
 
 
+def written_and_reworded(args, backends, probe):
+    """Rows of the written cases and of their other wordings (None where left out)."""
+    if args.without_written:
+        return None, None
+    cases = written_cases()
+    written = case_rows(cached_evidence(cases, backends, args.work / "written_evidence.pkl"), probe)
+    if args.without_rewordings:
+        return written, None
+    path = args.work / "reworded_evidence.pkl"
+    return written, case_rows(cached_evidence(paraphrased_cases(cases), backends, path), probe)
+
+
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -99,6 +116,12 @@ def parse_args() -> argparse.Namespace:
         "(conflictdesk/training/data/typed_written): the selection before 2026-11-29",
     )
     parser.add_argument(
+        "--without-rewordings",
+        action="store_true",
+        help="leave out the written cases' other wordings "
+        "(conflictdesk/training/data/typed_written/paraphrases.jsonl): the data before 2026-11-29",
+    )
+    parser.add_argument(
         "--show",
         nargs="*",
         default=[],
@@ -125,14 +148,13 @@ def main() -> int:
             public_cases(data_root()), backends, args.work / "public_evidence.pkl"
         )
         public_rows = case_rows(public, probe)
-        written_rows = None
-        if not args.without_written:
-            written = cached_evidence(written_cases(), backends, args.work / "written_evidence.pkl")
-            written_rows = case_rows(written, probe)
-        report = evaluate_transfer(rows, public_rows, written=written_rows)
+        written_rows, reworded_rows = written_and_reworded(args, backends, probe)
+        report = evaluate_transfer(rows, public_rows, written=written_rows, reworded=reworded_rows)
         report["prior_alpha"] = args.prior_alpha
         print_transfer(report)
         others = public_rows if written_rows is None else join_rows(public_rows, written_rows)
+        if reworded_rows is not None:
+            others = join_rows(others, reworded_rows)
         shown = shown_recipes(rows, others, [parse_recipe(r) for r in args.show])
         print_shown(shown)
         report["shown"] = shown

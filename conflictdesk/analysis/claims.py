@@ -137,6 +137,9 @@ def declarative(query: str) -> str:
     tokens = query.strip().rstrip("?").split()
     if not tokens or tokens[0].lower() not in vocab.AUXILIARIES:
         return query.strip().rstrip("?")
+    if [t.lower() for t in tokens[:4]] == ["is", "it", "true", "that"] and len(tokens) > 4:
+        sentence = " ".join(tokens[4:])  # "Is it true that X?": the statement is X
+        return sentence[:1].upper() + sentence[1:]
     aux, rest = tokens[0].lower(), tokens[1:]
     if aux in _DO_SUPPORT:
         clause = rest
@@ -240,8 +243,8 @@ def _subject_end(rest: list[str], *, copula: bool) -> int:
 def answer_kind(query: str) -> str:
     """ "date" | "number" | "entity" | "sentence" | "any": what a wh-question asks for. A
     "what is the <attribute> of X?" question asks for a date when its attribute is one ("the
-    birth date"), for a number when it names a measure (`dimensions.asked_dimension`: "the
-    length", "the total population")."""
+    birth date"), for a number when it is a count ("the number of seats", "the episode count")
+    or names a measure (`dimensions.asked_dimension`: "the length", "the total population")."""
     lowered = " ".join(vocab.words(query))
     padded = f" {lowered} "
     if any(f" {phrase} " in padded for phrase in NUMBER_PHRASES):
@@ -263,6 +266,8 @@ def answer_kind(query: str) -> str:
     attribute = asked_attribute(query)  # "What is the birth date of X?", "the length of X"
     if attribute & _DATE_ATTRIBUTES:
         return "date"
+    if attribute & _COUNT_ATTRIBUTES:  # "What is the number of seats in X?", "the X count"
+        return "number"
     if attribute and asked_dimension(" ".join(sorted(attribute))) is not None:
         return "number"
     return "any"
@@ -270,6 +275,7 @@ def answer_kind(query: str) -> str:
 
 _DATE_PHRASES = ("what year", "which year", "what date", "which date")
 _DATE_ATTRIBUTES = vocab.wordset("date birthdate birthday year")
+_COUNT_ATTRIBUTES = vocab.wordset("number count")
 
 
 def asks_description(query: str) -> bool:

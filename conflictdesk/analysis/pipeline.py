@@ -41,6 +41,7 @@ from conflictdesk.analysis.span_reader import SpanReader, load_span_reader
 from conflictdesk.analysis.tag import tag_passages
 from conflictdesk.analysis.type_model import TypeModel, load_type_model
 from conflictdesk.analysis.types import Analysis, ConflictVerdict
+from conflictdesk.analysis.wording import asked_question
 from conflictdesk.backends.base import Backends, Embedder, JudgmentCache
 from conflictdesk.backends.manifest import models_dir
 from conflictdesk.errors import ConflictDeskError, UsageError
@@ -255,12 +256,18 @@ def analyze(
         raise UsageError("passage ids must be unique")
     run = _Run(on_event, opts.cancel)
     llm = backends.llm if opts.use_llm else None
+    typed = " ".join(query.split())
+    asked = asked_question(query)  # the question in the form the reader reads (wording.py)
+    if asked != typed[:1].upper() + typed[1:]:
+        query_vector = None  # retrieval embedded the words as typed
+    else:
+        asked = query
 
-    query_row: list[np.ndarray] = []  # the query's vector, kept for the type model
+    query_row: list[np.ndarray] = []  # the asked question's vector, for the type model
 
     def embed() -> tuple[list[Passage], np.ndarray, dict[int, float], str]:
         vectors = embed_passages(
-            query, passages, backends.embedder, passage_vectors or {}, query_vector
+            asked, passages, backends.embedder, passage_vectors or {}, query_vector
         )
         cosine = vectors[1:] @ vectors[0]
         similarity = {p.id: float(c) for p, c in zip(passages, cosine, strict=True)}
@@ -272,7 +279,7 @@ def analyze(
     tagging = run.stage(
         "tag",
         lambda: tag_passages(
-            query,
+            asked,
             scored,
             backends.nli,
             similarity=similarity,
@@ -304,7 +311,7 @@ def analyze(
     detection = run.stage(
         "pairs",
         lambda: detect_pairs(
-            query,
+            asked,
             split_evidence(packet_passages, tagging)[0],
             tagging,
             backends,
@@ -317,7 +324,7 @@ def analyze(
     verdict = run.stage(
         "classify",
         lambda: _classify(
-            query,
+            asked,
             packet_passages,
             tagging,
             clusters,
@@ -337,7 +344,7 @@ def analyze(
     if call_model is not None:
         evidence = None
         if call_model.evidence == "claim":
-            evidence = claim_evidence(query, tagging.frame.leading, scored, backends.nli, cache)
+            evidence = claim_evidence(asked, tagging.frame.leading, scored, backends.nli, cache)
         verdict = call_conflict(verdict, tagging.tags, len(scored), call_model, evidence)
     resolution = run.stage(
         "resolve",
@@ -357,6 +364,7 @@ def analyze(
         "pairs": detection.method,
         "classify": verdict.method,
         "resolve": resolution.rule,
+        **({"query": f"read as: {asked}"} if asked != query else {}),
     }
     return Analysis(
         query,
@@ -370,4 +378,5 @@ def analyze(
         resolution,
         methods,
         dict(run.timings),
+        reworded=asked if asked != query else "",
     )

@@ -42,6 +42,7 @@ def analysis_from_json(blob: dict[str, Any]) -> Analysis:
             resolution=_resolution(blob["resolution"]),
             methods=dict(blob.get("methods", {})),
             timings={k: float(v) for k, v in blob.get("timings", {}).items()},
+            reworded=str(blob.get("reworded", "")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(f"not a stored analysis: {exc!r}") from exc

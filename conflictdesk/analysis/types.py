@@ -338,10 +338,18 @@ class Analysis:
     resolution: Resolution
     methods: dict[str, str] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)  # stage -> milliseconds
+    # the question the stages read when the query was reworded (`wording.asked_question`;
+    # "" when they read `query` as typed)
+    reworded: str = ""
 
     @property
     def tags(self) -> tuple[PassageTag, ...]:
         return self.tagging.tags
+
+    @property
+    def asked(self) -> str:
+        """The question as the analysis read it: `query` as typed, or its rewording."""
+        return self.reworded or self.query
 
     @property
     def kappa(self) -> float:
@@ -374,6 +382,7 @@ class Analysis:
             "resolution": self.resolution.to_json(),
             "methods": dict(self.methods),
             "timings": {k: _r(v) for k, v in self.timings.items()},
+            **({"reworded": self.reworded} if self.reworded else {}),
         }
 
     @classmethod

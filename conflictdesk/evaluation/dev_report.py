@@ -27,6 +27,7 @@ STEPS: tuple[tuple[str, list[str]], ...] = (
         ],
     ),
     ("CONFLICTS type (typed_dev, CV by case)", ["train_type_classifier.py", "--eval-only"]),
+    ("Wording of the question (written cases, three wordings each)", ["eval_wording.py"]),
     ("Stage-1 pair detector", ["train_pair_detector.py", "--report-only"]),
     ("Span reader (opt-in) against the rule", ["train_span_reader.py", "--no-write"]),
     ("Relevance gates of the tagger (RAMDocs, QACC train)", ["eval_gates.py"]),

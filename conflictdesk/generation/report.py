@@ -54,7 +54,10 @@ def is_disputed(analysis: Analysis) -> bool:
 
 def render_report(analysis: Analysis, result: Answer, width: int = WIDTH) -> str:
     """A plain-text report: badge, stance, type and why, evidence table, cited answer."""
-    lines = [f"Q: {analysis.query}", ""]
+    lines = [f"Q: {analysis.query}"]
+    if analysis.asked != analysis.query:  # a keyword query or a request, reworded (wording.py)
+        lines += _wrapped(f"   read as: {analysis.asked}", width, indent=13)
+    lines.append("")
     badge = "[DISPUTED] " if is_disputed(analysis) else ""
     kind = analysis.verdict.type.value.replace("_", " ")
     lines.append(

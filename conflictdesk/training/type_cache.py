@@ -76,9 +76,9 @@ def run_case(case: TypedCase, backends: Any) -> CaseEvidence:
     scored, vectors = seen["embed"][0], seen["embed"][1]
     by_id = {p.id: np.asarray(v, dtype=np.float32) for p, v in zip(scored, vectors, strict=True)}
     packet = [a.passage(pid) for pid in a.packet.passage_ids]
-    query_vector = backends.embedder.embed([case.query])[0]
+    query_vector = backends.embedder.embed([a.asked])[0]
     evidence = Evidence(
-        a.query, packet, a.tagging, a.clusters, a.score, a.detection, by_id, query_vector
+        a.asked, packet, a.tagging, a.clusters, a.score, a.detection, by_id, query_vector
     )
     return CaseEvidence(case.id, evidence, a.verdict.type, case.gold)
 

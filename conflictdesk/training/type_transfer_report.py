@@ -191,9 +191,42 @@ def _figures(dev, pub, recipe: Recipe, seeds: Sequence[int]) -> tuple[dict[str, 
     return figures, base
 
 
+def rewording_gain(
+    dev: CaseRows, pub: CaseRows, written: CaseRows, reworded: CaseRows, recipe: Recipe
+) -> dict[str, Any]:
+    """The recipe with the reworded cases as training rows against without them: unseen-author
+    figures over the cases as written (paired per case), the `author_score` criterion, and
+    how each model's type holds across the wordings (every reworded case is predicted by a
+    model that never saw its author; without, also never any rewording)."""
+    typed = join_rows(dev, written, reworded)
+    out: dict[str, Any] = {}
+    for name, use, others in (
+        ("without", False, join_rows(pub, written)),
+        ("with", True, join_rows(pub, written, reworded)),
+    ):
+        authors = leave_one_author_out(typed, pub, recipe, train_rewordings=use)
+        cross, held = cross_source(dev, others, recipe), held_out_public(dev, others, recipe)
+        out[name] = {
+            "authors": {k: v for k, v in authors.items() if k != "correct"},
+            "correct": authors["correct"],
+            "held_out_score": generalisation_score(cross, held),
+            "author_score": float(
+                np.mean([authors["all"]["accuracy"], generalisation_score(cross, held)])
+            ),
+        }
+    out["paired"] = paired_difference(
+        np.array(out["with"].pop("correct")), np.array(out["without"].pop("correct"))
+    )
+    out["gains"] = bool(
+        out["paired"]["mean"] > max(TIE, out["paired"]["se"])
+        and out["with"]["author_score"] > out["without"]["author_score"]
+    )
+    return out
+
+
 def evaluate_transfer(
     dev: CaseRows, pub: CaseRows, seeds: Sequence[int] = (0, 1, 2),
-    written: CaseRows | None = None,
+    written: CaseRows | None = None, reworded: CaseRows | None = None,
 ):  # fmt: skip
     """The chosen recipe (or the best by the selection criterion when none qualifies, marked
     not to ship) beside the shipped one (`SHIPPED`): cross-source figures, typed_dev CV
@@ -201,8 +234,18 @@ def evaluate_transfer(
     With `written` (the other authors' typed cases, `type_authors`), those cases are typed
     training rows everywhere (they ride with the public rows, weighted as typed ones), the
     recipe is chosen by the unseen-author check (`choose_by_authors`) and every figure set
-    carries it; without, by the held-out-source check (`choose_recipe`)."""
+    carries it; without, by the held-out-source check (`choose_recipe`). With `reworded`
+    (the written cases under other wordings, `type_authors.paraphrased_cases`), they are
+    training rows beside the written ones; `rewording_gain` measures what they add to the
+    shipped recipe, and when no other recipe ships, the shipped recipe refitted with them
+    ships if they gain (more than the paired standard error on unseen authors, and on the
+    criterion)."""
     previous = SHIPPED
+    gain = None
+    reworded_ids = [] if reworded is None or written is None else list(reworded.ids)
+    if written is not None and reworded is not None:
+        gain = rewording_gain(dev, pub, written, reworded, previous)
+        written = join_rows(written, reworded)
     others = pub if written is None else join_rows(pub, written)
     typed = None if written is None else join_rows(dev, written)
     if typed is None:
@@ -213,10 +256,14 @@ def evaluate_transfer(
         best, grid, tried = choose_by_authors(typed, dev, others, pub, previous)
         shown = best or rank_recipes(dev, others, typed=typed, public=pub)[0][0]
         scored = {r.label(): round(author_score(v), 4) for r, v in grid.items()}
+    if best is None and gain is not None and gain["gains"]:
+        best = shown = previous  # the same recipe, refitted with the reworded cases
     report: dict[str, Any] = {
+        "rewording": gain,
         "public_cases": len(pub.y),
         "public_types": {t.value: int((pub.y == i).sum()) for i, t in enumerate(TYPE_ORDER)},
-        "written_cases": 0 if written is None else len(written.y),
+        "written_cases": 0 if written is None else len(written.y) - len(reworded_ids),
+        "reworded_cases": len(reworded_ids),
         "criterion": "held-out sources" if typed is None else "unseen authors and sources",
         "grid": scored,
         "tried": tried,
@@ -293,11 +340,34 @@ def _row(label: str, figures: Mapping[str, Any]) -> str:
             f"{figures['paper_weighted']:7.3f}")  # fmt: skip
 
 
+def _wordings_line(label: str, w: Mapping[str, Any]) -> str:
+    return (f"{label} {w['reworded']} rewordings of {w['cases']} cases: accuracy "
+            f"{w['accuracy_reworded']:.3f} (as written {w['accuracy_as_written']:.3f}); "
+            f"one type across every wording {w['one_type']:.3f}")  # fmt: skip
+
+
+def print_rewording(gain: Mapping[str, Any]) -> None:
+    """What the reworded cases add to the shipped recipe as training rows."""
+    print("the shipped recipe without → with the reworded cases as training rows:")
+    for name in ("without", "with"):
+        part = gain[name]
+        print(f"  {name}: criterion {part['author_score']:.3f} (unseen authors "
+              f"{part['authors']['all']['accuracy']:.3f}, held-out sources "
+              f"{part['held_out_score']:.3f})")  # fmt: skip
+        print(_wordings_line("   ", part["authors"]["wordings"]))
+    paired = gain["paired"]
+    print(f"  unseen authors, with − without per case: {paired['mean']:+.3f} ± {paired['se']:.3f}"
+          f" (SE); {'gains' if gain['gains'] else 'no gain beyond noise'}")  # fmt: skip
+
+
 def print_transfer(report: Mapping[str, Any]) -> None:
     heads = "".join(f"{t.value[:6]:>7s}" for t in TYPE_ORDER)
     print(f"public-provenance cases: {report['public_cases']} {report['public_types']}")
+    if report.get("rewording"):
+        print_rewording(report["rewording"])
     if report.get("written_cases"):
-        print(f"written typed cases (16 authors, training rows): {report['written_cases']}; "
+        print(f"written typed cases (16 authors, training rows): {report['written_cases']}"
+              f" and {report.get('reworded_cases', 0)} rewordings of their questions; "
               f"selection by {report['criterion']}")  # fmt: skip
     print(f"  {'(per-type accuracy)':34s}{heads}{'acc':>7s}{'bal':>7s}{'paperw':>7s}")
     for name in ("previous", "chosen"):
@@ -308,7 +378,10 @@ def print_transfer(report: Mapping[str, Any]) -> None:
             print(f"  selection criterion (unseen authors and held-out sources): "
                   f"{part['author_score']:.3f}")  # fmt: skip
         for subset, figures in part.get("authors", {}).items():
-            print(_row(f"unseen author: {subset}", figures))
+            if subset != "wordings":
+                print(_row(f"unseen author: {subset}", figures))
+        if "wordings" in part.get("authors", {}):
+            print(_wordings_line("  unseen author, other wordings:", part["authors"]["wordings"]))
         print(_row("held-out sources (pooled)", part["held_out"]))
         for direction, figures in part["cross_source"].items():
             print(_row(f"cross {direction}", figures))

@@ -71,6 +71,7 @@ def test_query_form(query, form):
             "A slingshot would be classified as artillery",
         ),
         ("Has the Tamsen board named a new chief?", "The Tamsen board has named a new chief"),
+        ("Is it true that coffee causes cancer?", "Coffee causes cancer"),
         (
             "Is paracetamol more effective than placebo?",
             "Paracetamol is more effective than placebo",
@@ -91,6 +92,9 @@ def test_declarative_form_of_yes_no_questions(question, claim):
         ("What is the maximum daily dose for adults?", "any"),
         ("What does vitamin Q7 do for the body?", "sentence"),
         ("Why is the sky blue?", "sentence"),
+        ("What is the number of seats in the Orla Arena?", "number"),
+        ("What is the Orla Hill season 1 episode count?", "number"),
+        ("The number of persons per square kilometre is called?", "any"),
     ],
 )
 def test_answer_kind_by_question_words(question, kind):

@@ -14,6 +14,7 @@ from conflictdesk.analysis.pipeline import (
     analyze,
     default_type_model,
 )
+from conflictdesk.analysis.types import Analysis
 from conflictdesk.errors import UsageError
 from conflictdesk.types import ConflictType, Passage
 from tests.fakes import MemoryCache, fake_backends
@@ -179,3 +180,15 @@ def test_the_analysis_runs_the_cascade_first_tier_unless_asked_for_the_cascade()
     assert backends.nli.routed == {"fast": 0, "accurate": 0}
     full = analyze(QUERY, PASSAGES, backends, options=AnalysisOptions(cascade=True))
     assert full.tagging.method == f"nli:{backends.nli.model_id}" and accurate.history
+
+
+def test_a_reworded_query_is_read_as_its_question_and_shown_as_typed():
+    typed = "Prison Break season 5 release date"
+    analysis = analyze(typed, PASSAGES, fake_backends())
+    assert analysis.query == typed  # what the user typed is what the output shows
+    assert analysis.asked == f"What is the {typed}?"
+    assert analysis.tagging.frame.form.value == "wh"  # not a claim to verify
+    assert analysis.methods["query"] == f"read as: What is the {typed}?"
+    assert Analysis.from_json(json.loads(json.dumps(analysis.to_json()))).asked == analysis.asked
+    assert analyze(QUERY, PASSAGES, fake_backends()).asked == QUERY
+    assert "query" not in analyze(QUERY, PASSAGES, fake_backends()).methods

@@ -447,3 +447,13 @@ def test_a_complementary_answer_combines_answers_the_claim_reads_as_neutral():
 def test_other_rules_cite_no_passage_tagged_irrelevant(conflict_type):
     for sentence in extractive_answer(_two_record_holders(conflict_type)):
         assert not {1, 2} & set(sentence.cites)
+
+
+def test_report_says_how_a_reworded_query_was_read():
+    import dataclasses
+
+    typed = build_analysis("q", ["a.", "b."], [("support", 0.9), ("support", 0.8)])
+    assert "read as" not in render_report(typed, answer(typed, fake_backends()))
+    reworded = dataclasses.replace(typed, reworded="What is the q?")
+    report = render_report(reworded, answer(reworded, fake_backends()))
+    assert report.splitlines()[:2] == ["Q: q", "   read as: What is the q?"]

@@ -9,8 +9,10 @@ import numpy as np
 from conflictdesk.analysis.typing_features import FEATURE_NAMES
 from conflictdesk.training.type_authors import (
     author_of,
+    is_rewording,
     join_rows,
     leave_one_author_out,
+    paraphrased_cases,
     written_cases,
 )
 from conflictdesk.training.type_transfer import Recipe, row_weights, sources_of
@@ -135,3 +137,62 @@ def test_an_unseen_author_gain_within_noise_does_not_ship(monkeypatch):
     new[[0, 2]] = 0.0  # +0.01, standard error 0.022
     chosen, _ = _choose_by_authors(monkeypatch, new, old, held_new=0.5)
     assert chosen is None
+
+
+def test_every_written_case_has_two_other_wordings_of_its_question():
+    cases = written_cases()
+    reworded = paraphrased_cases(cases)
+    assert len(reworded) == 2 * len(cases)
+    by_id = {c.id: c for c in cases}
+    for case in reworded:
+        original = by_id[case.id.split("~")[0]]
+        assert is_rewording(case.id) and author_of(case.id) == author_of(original.id)
+        assert case.query.strip() and case.query != original.query
+        assert case.passages == original.passages and case.gold is original.gold
+
+
+def _author_rows(marks: dict[str, float], reworded: dict[str, float] | None = None):
+    """Two written authors and typed_dev, ten cases each of two types; each row's first
+    compact feature is the author's mark (sign by type), the rewordings' by their own."""
+    recipe = Recipe("compact", 1.0, True, 1.0)
+    col = recipe.columns()[0]
+    ids, xs, ys = [], [], []
+    for prefix, mark in marks.items():
+        for k in range(10):
+            for suffix, m in [("", mark)] + [
+                (f"~{j}", reworded[prefix]) for j in (1, 2) if reworded
+            ]:
+                x = np.zeros(len(FEATURE_NAMES))
+                x[col] = m * (1 if k % 2 else -1)
+                ids.append(f"{prefix}-t-{k}{suffix}")
+                xs.append(x)
+                ys.append(k % 2)
+    pub = _rows(["pub-qacc-0"], np.zeros((1, len(FEATURE_NAMES))), np.array([0]))
+    return _rows(ids, np.array(xs), np.array(ys)), pub, recipe
+
+
+def test_rewordings_train_the_other_authors_models_but_are_not_scored_as_cases():
+    """The rewordings carry the sign every author shares; the written cases of the held-out
+    author carry it too, while the other authors' written cases carry the opposite one: only
+    a model trained on the rewordings gets the held-out author right."""
+    typed, pub, recipe = _author_rows(
+        {"d": 1.0, "w1": -1.0, "w2": -1.0}, reworded={"d": 1.0, "w1": 1.0, "w2": 1.0}
+    )
+    with_ = leave_one_author_out(typed, pub, recipe)
+    without = leave_one_author_out(typed, pub, recipe, train_rewordings=False)
+    assert with_["all"]["cases"] == without["all"]["cases"] == 30  # the cases as written
+    assert len(with_["correct"]) == 30
+    assert with_["typed_dev"]["accuracy"] == 1.0
+    assert without["typed_dev"]["accuracy"] == 0.0
+    assert with_["wordings"]["reworded"] == 60 and with_["wordings"]["cases"] == 30
+
+
+def test_one_type_across_wordings_counts_cases_whose_wordings_agree():
+    # the rewordings carry the opposite mark: every case's wordings disagree
+    typed, pub, recipe = _author_rows(
+        {"d": 1.0, "w1": 1.0, "w2": 1.0}, reworded={"d": -1.0, "w1": -1.0, "w2": -1.0}
+    )
+    out = leave_one_author_out(typed, pub, recipe, train_rewordings=False)
+    assert out["wordings"]["accuracy_as_written"] == 1.0
+    assert out["wordings"]["accuracy_reworded"] == 0.0
+    assert out["wordings"]["one_type"] == 0.0
