@@ -23,9 +23,9 @@ content words, in this order:
    relative clause: an auxiliary, a third-person "-s" verb after its subject, an "-ed" verb
    before an article, a number or a preposition of place or time) asks "What is the
    <attribute> of <name>?" when it is a name (capitalised words and numbers) followed by at
-   most five lowercase words ("Mount Orla height" → "What is the height of Mount Orla?"),
-   else "What is the <query>?" ("the" keeps it a question for a value, not for a
-   description).
+   most five lowercase words or an acronym ("Mount Orla height" → "What is the height of
+   Mount Orla?", "Orla Insurance CEO"), "What is <query>?" for a bare name or a single word
+   (a description), else "What is the <query>?" ("the" keeps it a question for a value).
 
 A query in none of these shapes is returned as it was (whitespace collapsed), so every
 question and claim of the development sets reads as before. Each rule names function words
@@ -105,15 +105,23 @@ def _keyword_question(text: str) -> str:
             index += 1
         else:
             break
+    if end == len(tokens) and end > 1 and _acronym(tokens[-1]):
+        end -= 1  # "Orla Insurance CEO": the acronym is the attribute
     attribute = tokens[end:]
+    if end == len(tokens) or len(tokens) == 1:
+        return f"What is {text}?"  # a bare name or term asks what it is
     if (
         end
         and 1 <= len(attribute) <= _MAX_ATTRIBUTE_WORDS
-        and all(w.isalpha() and w.islower() for w in attribute)
+        and all(w.isalpha() and (w.islower() or _acronym(w)) for w in attribute)
         and not any(w in _PREPOSITIONS and w not in ("of", "per") for w in attribute)
     ):
         return f"What is the {' '.join(attribute)} of {' '.join(tokens[:end])}?"
     return f"What is the {text}?" if _first_word(text) not in _DETERMINERS else f"What is {text}?"
+
+
+def _acronym(word: str) -> bool:
+    return len(word) >= 2 and word.isalpha() and word.isupper()
 
 
 def _first_word(text: str) -> str:

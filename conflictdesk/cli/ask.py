@@ -47,7 +47,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("question", help='the question, or "-" / FILE.jsonl for a batch')
+    parser.add_argument(
+        "question",
+        help='the question (a question, a claim, keywords such as "Orla Arena seating '
+        'capacity" or a request such as "Tell me who ...": the output says how it was read), '
+        'or "-" / FILE.jsonl for a batch',
+    )
     parser.add_argument("--collection", "-c", help="collection to retrieve from")
     parser.add_argument("-k", type=int, default=20, help="passages to retrieve (default 20)")
     parser.add_argument(

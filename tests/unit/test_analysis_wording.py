@@ -82,7 +82,9 @@ def test_a_question_after_a_topic_or_a_fronted_phrase_is_read_whole(query, asked
         ("Brantley ferry ticket price", "What is the ferry ticket price of Brantley?", "number"),
         ("ferry ticket price in Brantley", "What is the ferry ticket price in Brantley?", "number"),
         ("airline founded by Tomas Varkell", "What is the airline founded by Tomas Varkell?", "any"),
-        ("Orvalis Nimbus 7 Pro", "What is the Orvalis Nimbus 7 Pro?", "any"),
+        ("Orvalis Nimbus 7 Pro RAM", "What is the RAM of Orvalis Nimbus 7 Pro?", "any"),
+        ("Orvalis Nimbus 7 Pro", "What is Orvalis Nimbus 7 Pro?", "sentence"),
+        ("photosynthesis", "What is photosynthesis?", "sentence"),
     ],
 )  # fmt: skip
 def test_a_keyword_query_asks_for_a_value(query, asked, kind):
