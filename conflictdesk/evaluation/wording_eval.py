@@ -5,8 +5,9 @@ under the two other wordings of `paraphrases.jsonl` (keyword queries, requests, 
 the question, longer formal forms), with its documents inline, as `ask` analyses them. Per case:
 whether every wording gets one question form, one CONFLICTS type and one answer (the leading
 candidate of a wh-question, the stance of a yes/no question: what the paraphrase test of
-`tests/integration` compares); per wording: type accuracy and, for wh-questions with a gold
-answer, whether the leading candidate is it. A system that ignored the question would be
+`tests/integration` compares); per wording: type accuracy and, for cases whose question as
+written is a wh-question with a gold answer, whether the leading candidate is it (a wording
+not read as a wh-question has none: a miss). A system that ignored the question would be
 perfectly stable, so stability is shown beside the accuracy under each wording, never alone.
 The type model was fitted on these cases (in-sample for the type; the unseen-author figures are
 `scripts/train_type_classifier.py`'s)."""
@@ -39,7 +40,9 @@ class Reading:
     answer: str
     gold_type: str
     gold_answer: str
-    gold_hit: bool | None  # None: no gold answer to find (yes/no, several answers, opinions)
+    # None: the case as written is no wh-question with one gold answer (yes/no, several
+    # answers, opinions); False also when a wording was not read as a wh-question
+    gold_hit: bool | None
 
 
 def load_wordings(path: Path) -> dict[str, list[str]]:
@@ -60,13 +63,17 @@ def read_wordings(
 
     readings = []
     for n, case in enumerate(cases, 1):
+        findable = None  # whether the case as written is a wh-question with a gold answer
         for k, query in enumerate([case.query, *wordings.get(case.id, ())]):
             analysis = analyze(query, list(case.passages), backends)
             frame = analysis.tagging.frame
             wh = frame.form is QueryForm.WH
             answer = (frame.leading or "").lower() if wh else analysis.stance.value
             gold = gold_answers.get(case.id, "")
-            hit = is_gold_answer(frame.leading, [gold]) if wh and gold else None
+            if findable is None:
+                findable = wh and bool(gold)
+            # a wording read as a claim or a yes/no question leads with no answer: a miss
+            hit = (wh and is_gold_answer(frame.leading, [gold])) if findable else None
             readings.append(
                 Reading(case.id, k, query, analysis.asked, frame.form.value,
                         analysis.verdict.type.value, answer, case.gold.value, gold, hit)

@@ -25,7 +25,7 @@ def _questions() -> list[dict]:
 # held-out sources since session 17; docs/type_report.md) types this example otherwise;
 # recorded as a strict expected failure so that a model that gets it right shows up.
 MISTYPED = {
-    "brannock-diet": "typed misinformation (p 0.33), not conflicting opinions (docs/type_report.md)",
+    "brannock-diet": "typed misinformation (p 0.39), not conflicting opinions (docs/type_report.md)",
 }
 
 

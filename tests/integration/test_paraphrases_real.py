@@ -19,31 +19,39 @@ WORDINGS = {
     "quillmere-lighthouse": (
         "When was the Quillmere lighthouse first lit and how tall is it?",
         "How tall is the Quillmere lighthouse, and when was it first lit?",
+        "Quillmere lighthouse - when was it first lit and how tall is it?",
     ),
     "lumivex-benefits": (
         "What does lumivex (vitamin Q7) do for the body?",
         "What does lumivex do in the human body?",
         "What is lumivex (vitamin Q7) good for in the body?",
+        "lumivex (vitamin Q7) - what does it do for the body?",
     ),
     "brannock-diet": (
         "Does the Brannock diet lower blood pressure?",
         "Does following the Brannock diet reduce blood pressure?",
         "Can the Brannock diet lower your blood pressure?",
+        "Brannock diet - does it lower blood pressure?",
     ),
     "orvane-ceo": (
         "Who is the chief executive officer of Orvane Systems?",
         "Who is the CEO of Orvane Systems?",
         "Who is Orvane Systems' chief executive?",
+        "Orvane Systems CEO",
+        "Tell me who the chief executive of Orvane Systems is.",
     ),
     "velsarin-dose": (
         "What is the maximum daily dose of velsarin for adults?",
         "What is the recommended daily dose of velsarin for adults?",
         "How much velsarin may adults take per day at most?",
+        "Could you tell me the maximum daily dose of velsarin for adults?",
     ),
     "ysolde-height": (
         "How tall is Mount Ysolde?",
         "What is the height of Mount Ysolde?",
         "How high is Mount Ysolde?",
+        "Mount Ysolde height",
+        "Can you tell me how tall Mount Ysolde is?",
     ),
 }
 SUBJECTS = {
@@ -83,6 +91,11 @@ def _answer(analysis) -> str:
 # question's wording through the subjectivity probe: the Brannock diet's three wordings sit
 # on a near tie between conflicting opinions and misinformation (0.34 / 0.32, 0.37 / 0.31,
 # and 0.32 / 0.33 for "Does the Brannock diet lower blood pressure?"), so one wording tips.
+# Since session 18 (keyword queries, requests and a topic before the question read as the
+# question they ask: analysis/wording.py; the type model refitted with two other wordings of
+# every written case) three of its four wordings read misinformation (0.39 / 0.28, 0.37 /
+# 0.30, 0.37 / 0.29) and "Can the Brannock diet lower your blood pressure?" opinions (0.37 /
+# 0.34); the keyword, request and topic wordings of the other examples agree.
 UNSTABLE: dict[str, str] = {
     "brannock-diet": "near tie between opinions and misinformation (docs/type_report.md)",
 }
