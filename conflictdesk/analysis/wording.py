@@ -14,9 +14,10 @@ content words, in this order:
    question, put back in question order when its auxiliary closes it or follows its subject
    ("who the writer of X is" → "who is the writer of X"); a statement ("whether X was Y",
    "X was Y") becomes its yes/no question ("Was X Y?"; without an auxiliary "Is it true that
-   X causes Y?", whose statement `claims.declarative` reads after "that"); a noun phrase becomes "What is <phrase>?";
-3. a question after a topic or a fronted phrase ("X - did it ...?", "X: is ...?", "In 2019,
-   did ...?") is read whole: a fronted phrase opened by a preposition or a subordinating
+   X causes Y?", whose statement `claims.declarative` reads after "that"); a noun phrase
+   becomes "What is <phrase>?";
+3. a question (it ends with "?") after a topic or a fronted phrase ("X - did it ...?", "X: is
+   ...?", "In 2019, did ...?") is read whole: a fronted phrase opened by a preposition or a subordinating
    word moves to the question's end; a topic replaces the question's first "it"/"they"
    ("its"/"their" become the topic's possessive), or follows the question in parentheses;
 4. a keyword query (no question mark, no sentence ending, no sign of a finite verb outside a
@@ -202,6 +203,8 @@ def _fronted(text: str) -> str:
     """A question after a fronted phrase or a topic, read whole (module docstring, rule 3)."""
     if _first_word(text) in _WH or _first_word(text) in vocab.AUXILIARIES:
         return text
+    if not text.endswith("?"):
+        return text  # "Paris, the capital, is large": a claim with an apposition
     cuts = [m for m in _SEPARATOR.finditer(text)]
     for match in reversed(cuts):
         left, right = text[: match.start()].strip(), text[match.end() :].strip()

@@ -26,7 +26,8 @@ PROBE_LICENCE = (
 PUBLIC_SOURCE = (
     "multinomial logistic regression over conflictdesk.analysis.typing_features (feature set, "
     "L2 and typed share chosen by the unseen-author check), rows weighted equally per type, "
-    "fitted on typed_dev/cases.jsonl, conflictdesk/training/data/typed_written/cases.jsonl and "
+    "fitted on typed_dev/cases.jsonl, conflictdesk/training/data/typed_written/cases.jsonl "
+    "(with the other wordings of paraphrases.jsonl, unless --without-rewordings) and "
     "conflictdesk.training.type_public cases by scripts/train_type_classifier.py"
 )
 SOURCE = (

@@ -19,6 +19,8 @@ from conflictdesk.analysis.wording import asked_question
         "The tower opened in 1889",
         "The act was an effort to ensure voting rights for?",
         "How many moons does Mars have?",
+        "Paris, the capital of France, is large",
+        "Aspirin - it reduces fever",
     ],
 )
 def test_questions_and_claims_in_the_readers_form_are_kept(query):
