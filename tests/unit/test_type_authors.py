@@ -196,3 +196,32 @@ def test_one_type_across_wordings_counts_cases_whose_wordings_agree():
     assert out["wordings"]["accuracy_as_written"] == 1.0
     assert out["wordings"]["accuracy_reworded"] == 0.0
     assert out["wordings"]["one_type"] == 0.0
+
+
+def test_rewording_gain_says_when_the_rewordings_help_unseen_authors():
+    from conflictdesk.training.type_transfer_report import rewording_gain
+
+    # the written cases carry no signal as written, their rewordings the one typed_dev has:
+    # only a model trained on the rewordings reads typed_dev's cases
+    typed, _, recipe = _author_rows(
+        {"d": 1.0, "w1": 0.0, "w2": 0.0}, reworded={"d": 1.0, "w1": 1.0, "w2": 1.0}
+    )
+    pick = lambda test: _rows(
+        [i for i in typed.ids if test(i)],
+        typed.x[[test(i) for i in typed.ids]],
+        typed.y[[test(i) for i in typed.ids]],
+    )
+    dev = pick(lambda i: i.startswith("d-"))
+    written = pick(lambda i: i.startswith("w") and not is_rewording(i))
+    reworded = pick(is_rewording)
+    rng = np.random.default_rng(1)
+    pub = _rows(
+        [f"pub-qacc-{k}" for k in range(4)] + [f"pub-perspectrum-{k}" for k in range(4)],
+        rng.normal(0, 0.01, (8, len(FEATURE_NAMES))),
+        np.array([0, 1] * 4),
+    )
+    gain = rewording_gain(dev, pub, written, reworded, recipe)
+    assert gain["with"]["authors"]["typed_dev"]["accuracy"] == 1.0
+    assert gain["without"]["authors"]["typed_dev"]["accuracy"] <= 0.5
+    assert gain["paired"]["mean"] > 0
+    assert gain["gains"] == (gain["with"]["author_score"] > gain["without"]["author_score"])
