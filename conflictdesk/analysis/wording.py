@@ -137,8 +137,8 @@ def _unwrap_request(text: str) -> str:
         return text
     rest = text[match.end() :].strip()
     rest = re.sub(r"^(?:please\s+)", "", rest, flags=re.IGNORECASE)
-    if not vocab.words(rest):
-        return text
+    if not set(vocab.words(rest)) - {"me", "us", "please"}:
+        return text  # "Can you tell me?": nothing asked inside
     body = rest.rstrip("?.! ").strip()
     first = _first_word(body)
     if first in ("if", "whether"):
@@ -243,7 +243,7 @@ def _possessive(phrase: str) -> str:
 def _keyword_query(text: str) -> bool:
     """A query that neither asks (no question mark, no opening wh-word or auxiliary) nor
     states (no sentence ending, no sign of a finite verb): a list of keywords."""
-    if text.endswith(("?", ".", "!")):
+    if text.endswith(("?", ".", "!")) or not vocab.words(text):
         return False
     tokens = text.replace(",", " ").split()
     lowered = [t.lower() for t in tokens]

@@ -20,6 +20,8 @@ from conflictdesk.analysis.wording import asked_question
         "The act was an effort to ensure voting rights for?",
         "How many moons does Mars have?",
         "Paris, the capital of France, is large",
+        "Can you tell me?",
+        "-",
         "Aspirin - it reduces fever",
     ],
 )
