@@ -17,13 +17,8 @@ from collections.abc import Sequence
 
 from conflictdesk.backends.registry import load_backends
 from conflictdesk.config import load_config
-from conflictdesk.evaluation.wording_eval import (
-    load_wordings,
-    read_wordings,
-    render,
-    wording_figures,
-)
-from conflictdesk.training.type_authors import PARAPHRASES, WRITTEN, written_cases
+from conflictdesk.evaluation.wording_eval import read_wordings, render, wording_figures
+from conflictdesk.training.type_authors import gold_answers, rewordings, written_cases
 
 
 def progress(done: int, total: int) -> None:
@@ -41,12 +36,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = parser.parse_args(argv)
     cases = written_cases()[: args.limit]
-    gold = {
-        row["id"]: row["gold_answer"]
-        for row in map(json.loads, WRITTEN.read_text(encoding="utf-8").splitlines())
-    }
     backends = load_backends(load_config(), roles=("embedder", "nli", "pair"))
-    readings = read_wordings(cases, load_wordings(PARAPHRASES), gold, backends, progress=progress)
+    readings = read_wordings(cases, rewordings(), gold_answers(), backends, progress=progress)
     figures = wording_figures(readings)
     if args.json:
         print(json.dumps(figures, indent=2))

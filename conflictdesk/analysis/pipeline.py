@@ -256,12 +256,9 @@ def analyze(
         raise UsageError("passage ids must be unique")
     run = _Run(on_event, opts.cancel)
     llm = backends.llm if opts.use_llm else None
-    typed = " ".join(query.split())
     asked = asked_question(query)  # the question in the form the reader reads (wording.py)
-    if asked != typed[:1].upper() + typed[1:]:
+    if asked != query:
         query_vector = None  # retrieval embedded the words as typed
-    else:
-        asked = query
 
     query_row: list[np.ndarray] = []  # the asked question's vector, for the type model
 

@@ -28,8 +28,8 @@ content words, in this order:
    Mount Orla?", "Orla Insurance CEO"), "What is <query>?" for a bare name or a single word
    (a description), else "What is the <query>?" ("the" keeps it a question for a value).
 
-A query in none of these shapes is returned as it was (whitespace collapsed), so every
-question and claim of the development sets reads as before. Each rule names function words
+A query in none of these shapes is returned as it was, so every question and claim of the
+development sets reads as before. Each rule names function words
 of English only. The analysis reports the rewording in its `method` ("query")."""
 
 from __future__ import annotations
@@ -80,15 +80,16 @@ _AFTER_PAST = vocab.wordset("a an the in on at to into from during since until")
 
 
 def asked_question(query: str) -> str:
-    """The question `query` asks, in the form the reader reads (module docstring)."""
-    text = " ".join(query.split())
-    if not text:
-        return text
-    text = _WH_CONTRACTION.sub(lambda m: f"{m.group(1)} is", text)
+    """The question `query` asks, in the form the reader reads (module docstring); `query`
+    itself, unchanged, when no rule rewrites it."""
+    typed = " ".join(query.split())
+    text = _WH_CONTRACTION.sub(lambda m: f"{m.group(1)} is", typed)
     text = _unwrap_request(text)
     text = _fronted(text)
     if _keyword_query(text):
         text = _keyword_question(text)
+    if text == typed:
+        return query
     return text[:1].upper() + text[1:]
 
 
@@ -153,7 +154,7 @@ def _unwrap_request(text: str) -> str:
         return polar
     if not _keyword_query(body):  # a statement without an auxiliary
         return f"Is it true that {body[:1].lower() + body[1:] if not _proper(body) else body}?"
-    return f"What is {body}?"
+    return _keyword_question(body)  # a noun phrase: "the name of the mayor"
 
 
 def _polar(clause: str) -> str | None:
@@ -205,8 +206,7 @@ def _fronted(text: str) -> str:
         return text
     if not text.endswith("?"):
         return text  # "Paris, the capital, is large": a claim with an apposition
-    cuts = [m for m in _SEPARATOR.finditer(text)]
-    for match in reversed(cuts):
+    for match in reversed(list(_SEPARATOR.finditer(text))):
         left, right = text[: match.start()].strip(), text[match.end() :].strip()
         opener = _first_word(right)
         if not vocab.words(left) or (opener not in _WH and opener not in vocab.AUXILIARIES):
@@ -216,7 +216,7 @@ def _fronted(text: str) -> str:
         if lead in _FRONTED and match.group().strip() == ",":
             phrase = left[:1].lower() + left[1:]  # its first word is a function word
             return f"{body} {phrase}?"
-        if _first_word(left) in _DETERMINERS:  # "The trial: did it ...?" → "did the trial"
+        if lead in _DETERMINERS:  # "The trial: did it ...?" → "did the trial"
             left = left[:1].lower() + left[1:]
         possessive = _POSSESSIVES.search(body)
         pronoun = _SUBJECT_PRONOUNS.search(body)
@@ -249,8 +249,9 @@ def _keyword_query(text: str) -> bool:
     lowered = [t.lower() for t in tokens]
     if not lowered or lowered[0] in _WH:
         return False
-    if any(w in vocab.AUXILIARIES for w in lowered):
-        return False
+    if any(w in vocab.AUXILIARIES and (i == 0 or lowered[i - 1] not in _RELATIVES)
+           for i, w in enumerate(lowered)):  # fmt: skip
+        return False  # an auxiliary outside a relative clause ("the person who is coach")
     for index in range(1, len(tokens) - 1):
         word, before, after = tokens[index], lowered[index - 1], lowered[index + 1]
         if not word.isalpha() or not word.islower() or before in _RELATIVES:

@@ -14,10 +14,8 @@ The type model was fitted on these cases (in-sample for the type; the unseen-aut
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from conflictdesk.analysis.types import QueryForm
@@ -43,11 +41,6 @@ class Reading:
     # None: the case as written is no wh-question with one gold answer (yes/no, several
     # answers, opinions); False also when a wording was not read as a wh-question
     gold_hit: bool | None
-
-
-def load_wordings(path: Path) -> dict[str, list[str]]:
-    rows = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
-    return {row["id"]: list(row["wordings"]) for row in rows}
 
 
 def read_wordings(

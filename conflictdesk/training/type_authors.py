@@ -31,13 +31,22 @@ def written_cases(path: Path = WRITTEN) -> list[TypedCase]:
     return load_typed_cases(path)
 
 
+def rewordings(path: Path = PARAPHRASES) -> dict[str, list[str]]:
+    """Case id → the other wordings of its question (`data/typed_written/paraphrases.jsonl`)."""
+    rows = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
+    return {row["id"]: list(row["wordings"]) for row in rows}
+
+
+def gold_answers(path: Path = WRITTEN) -> dict[str, str]:
+    """Case id → its short gold answer ("" for complementary and opinions) in `path`."""
+    rows = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
+    return {row["id"]: row["gold_answer"] for row in rows}
+
+
 def paraphrased_cases(cases: list[TypedCase], path: Path = PARAPHRASES) -> list[TypedCase]:
-    """Each case once more per other wording of its question (`data/typed_written/
-    paraphrases.jsonl`), documents and type unchanged, id "<case id>~<k>"."""
-    wordings = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        wordings[row["id"]] = row["wordings"]
+    """Each case once more per other wording of its question (`rewordings`), documents and
+    type unchanged, id "<case id>~<k>"."""
+    wordings = rewordings(path)
     return [
         dataclasses.replace(case, id=f"{case.id}{WORDING}{k}", query=query)
         for case in cases

@@ -224,4 +224,5 @@ def test_rewording_gain_says_when_the_rewordings_help_unseen_authors():
     assert gain["with"]["authors"]["typed_dev"]["accuracy"] == 1.0
     assert gain["without"]["authors"]["typed_dev"]["accuracy"] <= 0.5
     assert gain["paired"]["mean"] > 0
-    assert gain["gains"] == (gain["with"]["author_score"] > gain["without"]["author_score"])
+    assert gain["with"]["author_score"] > gain["without"]["author_score"]
+    assert gain["gains"]  # beyond the paired standard error and on the criterion
