@@ -86,7 +86,7 @@ class DeskEngine:
             cancel: threading.Event) -> tuple[int | None, AskView]:  # fmt: skip
         """`on_event(shown stage, view so far)` after each stage the screens show."""
         request = AskRequest(query, collection=collection, k=self.k, strategy=self.strategy)
-        view = AskView(query, collection)
+        view = AskView.start(query, collection)
 
         def forward(event: str, value: Any) -> None:
             nonlocal view

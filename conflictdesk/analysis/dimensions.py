@@ -75,6 +75,7 @@ _ASKED: tuple[tuple[tuple[str, ...], str], ...] = (
     (("how", "long", "have"), TIME), (("how", "long", "had"), TIME),
     (("duration",), TIME), (("period",), TIME), (("lifespan",), TIME),
     (("half-life",), TIME), (("life", "expectancy"), TIME),
+    (("length", "of", "time"), TIME), (("amount", "of", "time"), TIME),
     (("how", "tall"), LENGTH), (("how", "high"), LENGTH), (("how", "deep"), LENGTH),
     (("how", "far"), LENGTH), (("how", "wide"), LENGTH),
     (("height",), LENGTH), (("length",), LENGTH), (("depth",), LENGTH), (("width",), LENGTH),

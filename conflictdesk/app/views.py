@@ -21,6 +21,7 @@ from conflictdesk.analysis.types import (
     Resolution,
     Tagging,
 )
+from conflictdesk.analysis.wording import asked_question
 from conflictdesk.app.wire import Json, RunSummary
 from conflictdesk.generation.types import Answer
 from conflictdesk.stages import ANSWER, EMBED, RETRIEVE, SHOWN_AS
@@ -42,6 +43,15 @@ class AskView:
     verdict: ConflictVerdict | None = None
     resolution: Resolution | None = None
     answer: Answer | None = None
+    # the question the stages read when they reworded the query (`Analysis.reworded`)
+    reworded: str = ""
+
+    @classmethod
+    def start(cls, query: str, collection: str | None = None) -> AskView:
+        """The view before any stage has run; it already says how the query will be read
+        (`analysis.wording.asked_question`, what `analyze` runs first)."""
+        asked = asked_question(query)
+        return cls(query, collection, reworded=asked if asked != query else "")
 
     def after(self, event: str, value: Any) -> AskView:
         """This view with one `Desk.ask` event's result added (events not shown leave it)."""
@@ -60,7 +70,8 @@ class AskView:
     def of(cls, analysis: Analysis, answer: Answer, collection: str | None) -> AskView:
         return cls(analysis.query, collection, analysis.passages, analysis.tagging,
                    analysis.clusters, analysis.score, analysis.packet, analysis.detection,
-                   analysis.verdict, analysis.resolution, answer)  # fmt: skip
+                   analysis.verdict, analysis.resolution, answer,
+                   analysis.reworded)  # fmt: skip
 
     @classmethod
     def from_run(cls, run_input: Json, output: Json) -> AskView:

@@ -117,7 +117,8 @@ ANSWER_RESULT = Answer(QUESTION, Stance.DISPUTED, EvidenceTable(), ANSWER_SENTEN
 
 def full_ask(query: str) -> AskView:
     return AskView(query, "vitamin-d", PASSAGES, TAGGING, CLUSTERS, SCORE, PACKET, DETECTION,
-                   VERDICT, RESOLUTION, replace(ANSWER_RESULT, query=query))  # fmt: skip
+                   VERDICT, RESOLUTION, replace(ANSWER_RESULT, query=query),
+                   AskView.start(query).reworded)  # fmt: skip
 
 
 def stage_view(view: AskView, stage: str, full: AskView) -> AskView:
@@ -226,7 +227,7 @@ class FakeDesk:
     def ask(self, query: str, collection: str, on_event, cancel) -> tuple[int | None, AskView]:
         self.calls.append(("ask", (query, collection)))
         self._check("ask")
-        full, view = full_ask(query), AskView(query, collection)
+        full, view = full_ask(query), AskView.start(query, collection)
         for n, stage in enumerate(ASK_STAGES):
             if cancel.is_set():
                 raise Cancelled()

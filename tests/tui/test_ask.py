@@ -32,6 +32,7 @@ async def test_stages_stream_in_and_the_result_is_rendered(make_app, desk):
         assert screen.query_one("#support-list", OptionList).option_count == 2
         assert "appears here once every stage" in text_of(screen, "#answer-text")
         assert text_of(screen, "#badge") == ""  # κ not computed yet
+        assert not screen.query_one("#read-as").display  # a question is read as typed
         desk.gate.set()
         await settle(pilot)
         assert set(stages.states.values()) == {"done"}
@@ -39,6 +40,22 @@ async def test_stages_stream_in_and_the_result_is_rendered(make_app, desk):
         assert ("ask", ("How much vitamin D?", "vitamin-d")) in desk.calls
         assert text_of(screen, "#badge").startswith(" DISPUTED  κ 0.74")
         assert "conflicting opinions" in text_of(screen, "#badge")
+
+
+async def test_a_reworded_query_says_how_it_was_read_while_the_stages_run(make_app, desk):
+    desk.gate = threading.Event()
+    async with make_app().run_test(size=(100, 30)) as pilot:
+        await ask(pilot, "vitamin D daily dose")
+        screen = pilot.app.screen
+        stages = screen.query_one(StageProgress)
+        await wait_until(pilot, lambda: stages.states["tagging"] == "done")
+        read_as = screen.query_one("#read-as")
+        assert read_as.display
+        assert text_of(screen, "#read-as") == "read as: What is the vitamin D daily dose?"
+        desk.gate.set()
+        await settle(pilot)
+        assert text_of(screen, "#read-as") == "read as: What is the vitamin D daily dose?"
+        assert ("ask", ("vitamin D daily dose", "vitamin-d")) in desk.calls
 
 
 async def test_evidence_has_three_columns_sorted_by_confidence(make_app):

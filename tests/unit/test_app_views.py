@@ -42,6 +42,17 @@ def test_an_ask_streamed_stage_by_stage_is_the_ask_read_back_from_the_store():
     assert stored.disputed == view.disputed
 
 
+def test_a_reworded_query_is_read_as_the_analysis_read_it_live_and_from_the_store():
+    backends = fake_backends()
+    typed = "velsarin daily dose"
+    analysis = analyze(typed, PASSAGES, backends)
+    live = AskView.start(typed, "labels")
+    assert live.reworded == analysis.reworded == "What is the velsarin daily dose?"
+    stored = AskView.from_run({"query": typed}, _stored(analysis, answer(analysis, backends)))
+    assert stored.query == typed and stored.reworded == analysis.reworded
+    assert AskView.start(QUERY).reworded == ""  # a question is read as typed
+
+
 def test_inline_documents_lose_their_document_ids():
     backends = fake_backends()
     analysis = analyze(QUERY, PASSAGES, backends)

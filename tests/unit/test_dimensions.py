@@ -23,6 +23,8 @@ NUMBER = re.compile(r"[\d,.]*\d%?")
         ("What is the melting point of tin?", dim.TEMPERATURE),
         ("How long does the journey take?", dim.TIME),
         ("How old is the cathedral?", dim.TIME),
+        ("What is the length of time between the two surveys?", dim.TIME),
+        ("What is the length of the Emsworth canal?", dim.LENGTH),
         ("What is the area of the park?", dim.AREA),
         ("How much is the entrance fee?", dim.MONEY),
         ("What percentage of voters turned out?", dim.PERCENT),

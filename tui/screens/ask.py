@@ -60,6 +60,7 @@ class AskScreen(Screen[None]):
         with Horizontal(id="ask-bar"):
             yield Input(placeholder="Ask a question and press Enter", id="question")
             yield Select([], prompt="collection", id="collection", allow_blank=True)
+        yield Static("", id="read-as")
         yield StageProgress(id="stages")
         yield ConflictBadge(id="badge")
         yield Static("", id="ask-error")
@@ -112,7 +113,7 @@ class AskScreen(Screen[None]):
         self.cancel_event = threading.Event()
         self.running = True
         self.show_error("")
-        self.result = AskView(query, collection)
+        self.result = AskView.start(query, collection)
         self.query_one(StageProgress).start()
         await self.refresh_views()
         self.run_ask(query, collection, self.cancel_event)
@@ -180,6 +181,9 @@ class AskScreen(Screen[None]):
 
     async def refresh_views(self) -> None:
         result = self.result
+        read_as = self.query_one("#read-as", Static)
+        read_as.update(Content.styled(f"read as: {safe_line(result.reworded)}", "dim"))
+        read_as.display = bool(result.reworded)
         self.query_one(ConflictBadge).show(result)
         self.query_one(EvidenceTable).show(result)
         await self.query_one(ClusterBoard).show(result)
