@@ -187,9 +187,11 @@ def _right_phrase(sentence: str, start: int) -> tuple[int, str] | None:
 
 
 def verbal(word: str) -> bool:
-    """A participle or gerund ("listed", "located", "born", "being"); short words ending
-    so ("red", "king") are not."""
+    """A participle or gerund ("listed", "located", "born", "being", "used"); short words
+    ending so ("red", "king", "seed") are not."""
     word = word.lower()
+    if len(word) == 4 and word.endswith("ed") and word[0] in "aeiou":
+        return True  # "used", "owed", "aged": a short stem that opens with a vowel
     return (len(word) > 4 and word.endswith(_VERBAL_ENDINGS)) or word in _IRREGULAR_PARTICIPLES
 
 

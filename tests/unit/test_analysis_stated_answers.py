@@ -54,6 +54,14 @@ def test_no_answer_without_the_questions_words_or_with_a_pronoun(query, sentence
     assert read(sentence, query) is None
 
 
+def test_a_short_participle_after_the_copula_is_a_passive_not_an_answer():
+    # "is used to treat": a four-letter participle opening with a vowel; "seed" stays a noun
+    query = "What is the tarnolex daily dose for adults?"
+    assert read("Tarnolex (a sulfonamide) is used to treat gout.", query) is None
+    assert read("Tarnolex is owed to a 1950s chemist.", "What is the tarnolex origin?") is None
+    assert read("The tarnolex source is seed oil.", "What is the tarnolex source?") == "seed oil"
+
+
 def test_a_description_of_the_subject_does_not_answer_for_its_attribute():
     # the question's name is on one side, but not the attribute it asks for
     assert read("Tarnol is a soft grey metal.", "What is the boiling point of Tarnol?") is None
