@@ -16,6 +16,7 @@ from typing import Any
 
 from conflictdesk.analysis.dates import find_dates
 from conflictdesk.analysis.dimensions import NUMBER_WORDS, number_word_value
+from conflictdesk.analysis.quantities import quantity, same_quantity
 from conflictdesk.generation.types import AnswerSentence, SentenceRole
 from conflictdesk.metrics.cars import (
     CarsComponents,
@@ -207,7 +208,9 @@ def is_gold_answer(answer: str | None, gold: Sequence[str]) -> bool:
     (whole words, normalised; as `scripts/train_span_reader.py` scores a passage's answer),
     or when both are one date, however written ("January 15th, 2009" is "15 January 2009";
     "6 July 1840" answers "1840"), or one number, in digits or in words ("3" is "three"), or
-    one name, with or without its initials ("James H. Meredith" is "James Meredith")."""
+    one name, with or without its initials ("James H. Meredith" is "James Meredith"), or one
+    quantity in another unit, within the precision both are written to ("133 miles" is
+    "214 km": what the reader itself merges, `quantities.same_quantity`)."""
     if not answer:
         return False
     return (
@@ -216,7 +219,14 @@ def is_gold_answer(answer: str | None, gold: Sequence[str]) -> bool:
         or any(same_date(answer, g) for g in gold)
         or any(same_number(answer, g) for g in gold)
         or any(same_name(answer, g) for g in gold)
+        or any(same_measure(answer, g) for g in gold)
     )
+
+
+def same_measure(answer: str, gold: str) -> bool:
+    """Whether both are one quantity with a unit, the same once converted."""
+    a, g = quantity(answer), quantity(gold)
+    return a is not None and g is not None and same_quantity(a, g)
 
 
 def same_name(answer: str, gold: str) -> bool:
@@ -235,8 +245,12 @@ def _no_initials(text: str) -> str:
 def same_number(answer: str, gold: str) -> bool:
     """Whether two short answers hold the same numbers, in digits or in words, in the same
     order: one value ("3" is "three") or a range whose unit is written another way
-    ("2.1 to 2.4 metres" is "2.1 to 2.4 m")."""
+    ("2.1 to 2.4 metres" is "2.1 to 2.4 m"); not two quantities of different dimensions
+    ("20 kg" is not "20 km")."""
     a, g = _values(answer), _values(gold)
+    stated, wanted = quantity(answer), quantity(gold)
+    if stated is not None and wanted is not None and stated.dimension != wanted.dimension:
+        return False
     return bool(a) and a == g
 
 

@@ -232,3 +232,17 @@ def test_a_date_is_gold_however_written(answer, gold, expected):
 def test_a_number_or_a_name_is_gold_however_written(answer, gold, expected):
     # a number in digits or in words; a name with or without its initials
     assert eval_ask.is_gold_answer(answer, [gold]) is expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "gold", "expected"),
+    [
+        ("133 miles", "214 km", True),  # 214.04 km, within the coarser precision
+        ("24.7 lb", "11.2 kg", True),
+        ("140 miles", "214 km", False),
+        ("986 m", "1,812", False),  # a bare number has no unit to convert
+        ("20 kg", "20 km", False),  # another dimension
+    ],
+)
+def test_a_quantity_is_gold_in_another_unit(answer, gold, expected):
+    assert eval_ask.is_gold_answer(answer, [gold]) is expected
