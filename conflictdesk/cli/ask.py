@@ -26,9 +26,11 @@ Batch input (`-` or a .jsonl file): one JSON object per line, {"id", "query", "d
 the passages are those documents and their ids are indices into the list; without, the
 passages are retrieved from --collection and their ids are stored passage ids.
 "conflict_type" is the gold type, used by --strategy oracle. Output: one JSON object per line
-{"id", "stance", "conflict_type", "type_confidence", "type_uncertain", "kappa", "evidence",
-"clusters", "pairs", "answer", "conflict", "method"} (type_uncertain: the type model's
-probability is below its threshold, a reviewer should look); a bad line gives {"id", "error"} and a message on stderr, the batch
+{"id", "stance", "conflict_type", "type_confidence", "type_uncertain", "kappa", "leading",
+"evidence", "clusters", "pairs", "answer", "conflict", "method"} (type_uncertain: the type
+model's probability is below its threshold, a reviewer should look; leading: a wh-question's
+short answer {"text", "passages", "by"}, by "recency" when the newest source's answer leads
+because older ones are outdated, else "votes", or null); a bad line gives {"id", "error"} and a message on stderr, the batch
 goes on and the exit status is 1. Every answer is stored as a run (kind "ask").
 
 Strategies: extractive (no LLM: the most query-relevant sentence of each evidence cluster,

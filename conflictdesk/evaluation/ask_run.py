@@ -24,6 +24,7 @@ from conflictdesk.evaluation.ask_scoring import (
     score,
 )
 from conflictdesk.generation.answer import ask
+from conflictdesk.generation.report import leading_answer
 from conflictdesk.generation.types import AnswerSentence
 from conflictdesk.training.claims import contains
 from conflictdesk.types import ConflictType
@@ -114,6 +115,7 @@ def run_system(
         packet={i: premise(analysis.passage(i)) for i in analysis.packet.passage_ids},
         ms=ms,
         leading=_frame_leading(analysis),
+        shown=_shown(analysis, result),
     )
 
 
@@ -122,6 +124,15 @@ def _frame_leading(analysis: Any) -> str | None:
     other questions, which have no short answer)."""
     frame = analysis.tagging.frame
     return (frame.leading or "") if frame.form is QueryForm.WH else None
+
+
+def _shown(analysis: Any, result: Any) -> str | None:
+    """The short answer `ask --json` reports ("" when a wh-question has none; None for other
+    questions), as `_frame_leading`."""
+    if analysis.tagging.frame.form is not QueryForm.WH:
+        return None
+    short = leading_answer(analysis, result)
+    return short["text"] if short else ""
 
 
 def run_baseline(case: Case, backends: Any) -> Prediction:
@@ -216,6 +227,7 @@ ROWS = (
     ("answer recall", lambda r: r["answer_recall"]),
     ("lead answer recall", lambda r: r["lead_answer_recall"]),
     ("leading answer (frame) recall", lambda r: r.get("leading_answer_recall")),
+    ("short answer (shown) recall", lambda r: r.get("short_answer_recall")),
     ("citation precision (gold)", lambda r: r["citation_precision_gold"]),
     ("citation recall (gold)", lambda r: r["citation_recall_gold"]),
     ("judged sentences", lambda r: r["judged_sentences"]),

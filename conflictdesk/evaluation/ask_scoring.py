@@ -55,6 +55,7 @@ class Prediction:
     packet: dict[int, str] = field(default_factory=dict)
     ms: float = 0.0
     leading: str | None = None  # the claim frame's leading answer: "" none found; None no wh
+    shown: str | None = None  # the short answer `ask --json` gives ("leading"), same convention
 
 
 # -- data --------------------------------------------------------------------------------------
@@ -290,6 +291,7 @@ def score(cases: Sequence[Case], preds: Sequence[Prediction], nli: Any = None) -
     )
     framed = [i for i in answered if preds[i].leading is not None]  # wh-questions
     leading = _mean([is_gold_answer(preds[i].leading, cases[i].gold_answers) for i in framed])
+    shown = _mean([is_gold_answer(preds[i].shown, cases[i].gold_answers) for i in framed])
     cites = [gold_citations(c, p.sentences) for c, p in zip(cases, preds)]
     correct, total, hit, judged = (sum(x[i] for x in cites) for i in range(4))
     out: dict[str, Any] = {
@@ -312,6 +314,9 @@ def score(cases: Sequence[Case], preds: Sequence[Prediction], nli: Any = None) -
         # the frame's short leading answer (what `ask --json` reports as `leading`): the
         # sentence-level figure above also counts a right name beside a misread one
         "leading_answer_recall": leading if framed else None,
+        # the short answer `ask --json` reports as "leading" (`report.leading_answer`): the
+        # newest source's under the recency rule, else the frame's
+        "short_answer_recall": shown if framed else None,
         "citation_precision_gold": correct / total if total else None,
         "citation_recall_gold": hit / judged if judged else None,
         "judged_sentences": judged,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
-from conflictdesk.analysis.types import Analysis
-from conflictdesk.generation.types import Answer, EvidenceRow
+from conflictdesk.analysis.types import Analysis, QueryForm
+from conflictdesk.generation.types import Answer, EvidenceRow, SentenceRole
 
 WIDTH = 100
 
@@ -14,8 +14,9 @@ WIDTH = 100
 def batch_record(record_id: Any, analysis: Analysis, result: Answer) -> dict[str, Any]:
     """The `ask` batch schema: id, stance, conflict_type, type_confidence (the type model's
     probability of it; null for a rule or an LLM), type_uncertain (below the model's
-    threshold: a reviewer should look), kappa, evidence, clusters, pairs (the conflicting
-    ones), answer [{sent, cites}], conflict, method."""
+    threshold: a reviewer should look), kappa, leading (`leading_answer`: the short answer
+    of a wh-question, else null), evidence, clusters, pairs (the conflicting ones), answer
+    [{sent, cites}], conflict, method."""
     confidence = analysis.verdict.confidence
     return {
         "id": record_id,
@@ -24,6 +25,7 @@ def batch_record(record_id: Any, analysis: Analysis, result: Answer) -> dict[str
         "type_confidence": None if confidence is None else round(confidence, 6),
         "type_uncertain": analysis.verdict.uncertain,
         "kappa": round(analysis.kappa, 6),
+        "leading": leading_answer(analysis, result),
         "evidence": {
             name: [_row_json(row) for row in getattr(result.evidence, name)]
             for name in ("support", "refute", "irrelevant")
@@ -34,6 +36,27 @@ def batch_record(record_id: Any, analysis: Analysis, result: Answer) -> dict[str
         "conflict": result.conflict,
         "method": {**analysis.methods, **result.method},
     }
+
+
+def leading_answer(analysis: Analysis, result: Answer) -> dict[str, Any] | None:
+    """The short answer a wh-question's answer leads with, {"text", "passages", "by"}; None
+    for other questions or when the reading found no answer. Under the recency rule
+    (outdated information) it is the answer the passage cited first by the answer's first
+    claim gives: the newest source's ("by": "recency"), as the answer text leads. Otherwise
+    it is the reading's most voted answer (`ClaimFrame.leading`, "by": "votes"), with the
+    passages that hold it."""
+    frame = analysis.tagging.frame
+    if frame.form is not QueryForm.WH or not frame.leading:
+        return None
+    if analysis.resolution.rule == "recency":
+        answers = {t.passage_id: t.answer for t in analysis.tags if t.answer}
+        first = next((s for s in result.sentences if s.role is SentenceRole.CLAIM), None)
+        for passage_id in first.cites if first else ():
+            if passage_id in answers:
+                return {"text": answers[passage_id], "passages": [passage_id], "by": "recency"}
+    held = next((c for c in frame.candidates if c.text == frame.leading), None)
+    passages = list(held.passage_ids) if held else []
+    return {"text": frame.leading, "passages": passages, "by": "votes"}
 
 
 def _row_json(row: EvidenceRow) -> dict[str, Any]:
@@ -76,6 +99,11 @@ def render_report(analysis: Analysis, result: Answer, width: int = WIDTH) -> str
         for row in rows:
             lines += _wrapped(f"  {name:<10} [{row.passage_id}] {row.rationale}", width, indent=16)
     lines += ["", "Answer"]
+    short = leading_answer(analysis, result)
+    if short is not None:
+        cites = "".join(f"[{c}]" for c in short["passages"])
+        by = "the newest source" if short["by"] == "recency" else "most passages"
+        lines += _wrapped(f'  in short: "{short["text"]}" {cites} ({by})', width, indent=4)
     for sentence in result.sentences:
         cites = "".join(f"[{c}]" for c in sentence.cites)
         lines += _wrapped(f"  {sentence.text} {cites}".rstrip(), width, indent=4)

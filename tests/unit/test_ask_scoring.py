@@ -173,13 +173,16 @@ def test_leading_answer_recall_scores_the_frame_answer_over_wh_questions():
     case = _case()  # gold "3,559 people"
     said = (AnswerSentence("American town of 3,559 people.", (0,)),)
     preds = [
-        eval_ask.Prediction(False, "no_conflict", "direct", said, leading="American"),
-        eval_ask.Prediction(False, "no_conflict", "direct", said, leading="3,559 people"),
+        eval_ask.Prediction(False, "no_conflict", "direct", said, leading="American",
+                            shown="3,559"),
+        eval_ask.Prediction(False, "no_conflict", "direct", said, leading="3,559 people",
+                            shown="3,559 people"),
         eval_ask.Prediction(False, "no_conflict", "direct", said, leading=None),  # yes/no
-    ]
+    ]  # fmt: skip
     report = eval_ask.score([case] * 3, preds)
     assert report["lead_answer_recall"] == 1.0  # the sentence holds the gold either way
     assert report["leading_answer_recall"] == 0.5  # the frame's answer, wh-questions only
+    assert report["short_answer_recall"] == 1.0  # the answer `ask --json` shows
     baseline = eval_ask.score([case], [eval_ask.Prediction(False, "no_conflict", "direct", said)])
     assert baseline["leading_answer_recall"] is None
 

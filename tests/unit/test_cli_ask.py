@@ -20,6 +20,7 @@ SCHEMA_KEYS = {
     "type_confidence",
     "type_uncertain",
     "kappa",
+    "leading",
     "evidence",
     "clusters",
     "pairs",

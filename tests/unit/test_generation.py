@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from conflictdesk.analysis.types import Stance
+from conflictdesk.analysis.types import Candidate, Stance
 from conflictdesk.errors import CapabilityError, UsageError
 from conflictdesk.generation.adjudicate import (
     adjudicate,
@@ -15,7 +17,12 @@ from conflictdesk.generation.adjudicate import (
 )
 from conflictdesk.generation.answer import answer
 from conflictdesk.generation.extractive import NO_ANSWER, extractive_answer
-from conflictdesk.generation.report import batch_record, is_disputed, render_report
+from conflictdesk.generation.report import (
+    batch_record,
+    is_disputed,
+    leading_answer,
+    render_report,
+)
 from conflictdesk.generation.types import AnswerSentence, SentenceRole
 from conflictdesk.types import Tag
 from tests.fakes import build_analysis, fake_backends
@@ -27,6 +34,7 @@ SCHEMA_KEYS = {
     "type_confidence",
     "type_uncertain",
     "kappa",
+    "leading",
     "evidence",
     "clusters",
     "pairs",
@@ -284,6 +292,30 @@ def test_batch_record_has_exactly_the_schema_keys():
     assert [e["id"] for e in record["evidence"]["support"]] == [1, 3]
     assert all(set(item) == {"sent", "cites"} for item in record["answer"])
     assert record["method"]["generation"] == "extractive:recency"
+
+
+def _voted_wh(analysis, leading: str, holders: tuple[int, ...]):
+    """`analysis` read as a wh-question whose most voted answer is `leading`."""
+    analysis = _as_wh(analysis, leading)
+    frame = dataclasses.replace(
+        analysis.tagging.frame, candidates=(Candidate(leading, "entity", holders, 1.0),))
+    return dataclasses.replace(analysis, tagging=dataclasses.replace(analysis.tagging, frame=frame))
+
+
+def test_the_short_answer_is_the_newest_sources_under_recency_else_the_most_voted():
+    outdated = _voted_wh(_outdated(), "Mira Castellane", (0,))  # pretend the old name won the votes
+    result = answer(outdated, fake_backends())
+    assert leading_answer(outdated, result) == {
+        "text": "Tobiah Renn", "passages": [1], "by": "recency"}  # fmt: skip
+    assert batch_record("q", outdated, result)["leading"]["text"] == "Tobiah Renn"
+    assert 'in short: "Tobiah Renn" [1] (the newest source)' in render_report(outdated, result)
+    plain = _voted_wh(_outdated(), "Mira Castellane", (0,))
+    plain = dataclasses.replace(
+        plain, resolution=dataclasses.replace(plain.resolution, rule="direct"))
+    assert leading_answer(plain, answer(plain, fake_backends())) == {
+        "text": "Mira Castellane", "passages": [0], "by": "votes"}  # fmt: skip
+    claim = _outdated()  # not a wh-question: no short answer
+    assert leading_answer(claim, answer(claim, fake_backends())) is None
 
 
 def test_badge_needs_high_kappa_and_both_sides():
