@@ -23,6 +23,7 @@ from conflictdesk.analysis.types import (
 )
 from conflictdesk.analysis.wording import asked_question
 from conflictdesk.app.wire import Json, RunSummary
+from conflictdesk.generation.report import short_answer
 from conflictdesk.generation.types import Answer
 from conflictdesk.stages import ANSWER, EMBED, RETRIEVE, SHOWN_AS
 from conflictdesk.types import Document, Passage, Relation
@@ -87,6 +88,14 @@ class AskView:
 
     def passage(self, passage_id: int) -> Passage | None:
         return next((p for p in self.passages if p.id == passage_id), None)
+
+    @property
+    def leading(self) -> dict[str, Any] | None:
+        """The short answer `ask --json` reports (`generation.report.short_answer`), once the
+        answer stage has run; None before, or for a question that is not a wh-question."""
+        if self.tagging is None or self.resolution is None or self.answer is None:
+            return None
+        return short_answer(self.tagging, self.resolution.rule, self.answer.sentences)
 
     @property
     def disputed(self) -> bool:

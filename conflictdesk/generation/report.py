@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 from typing import Any
 
-from conflictdesk.analysis.types import Analysis, QueryForm
-from conflictdesk.generation.types import Answer, EvidenceRow, SentenceRole
+from conflictdesk.analysis.types import Analysis, QueryForm, Tagging
+from conflictdesk.generation.types import Answer, AnswerSentence, EvidenceRow, SentenceRole
 
 WIDTH = 100
 
@@ -40,17 +41,23 @@ def batch_record(record_id: Any, analysis: Analysis, result: Answer) -> dict[str
 
 def leading_answer(analysis: Analysis, result: Answer) -> dict[str, Any] | None:
     """The short answer a wh-question's answer leads with, {"text", "passages", "by"}; None
-    for other questions or when the reading found no answer. Under the recency rule
-    (outdated information) it is the answer the passage cited first by the answer's first
-    claim gives: the newest source's ("by": "recency"), as the answer text leads. Otherwise
-    it is the reading's most voted answer (`ClaimFrame.leading`, "by": "votes"), with the
-    passages that hold it."""
-    frame = analysis.tagging.frame
+    for other questions or when the reading found no answer (`short_answer`)."""
+    return short_answer(analysis.tagging, analysis.resolution.rule, result.sentences)
+
+
+def short_answer(
+    tagging: Tagging, rule: str, sentences: Sequence[AnswerSentence]
+) -> dict[str, Any] | None:
+    """Under the recency rule (outdated information) the answer the passage cited first by
+    the answer's first claim gives: the newest source's ("by": "recency"), as the answer text
+    leads. Otherwise the reading's most voted answer (`ClaimFrame.leading`, "by": "votes"),
+    with the passages that hold it. None for a question that is not a wh-question."""
+    frame = tagging.frame
     if frame.form is not QueryForm.WH or not frame.leading:
         return None
-    if analysis.resolution.rule == "recency":
-        answers = {t.passage_id: t.answer for t in analysis.tags if t.answer}
-        first = next((s for s in result.sentences if s.role is SentenceRole.CLAIM), None)
+    if rule == "recency":
+        answers = {t.passage_id: t.answer for t in tagging.tags if t.answer}
+        first = next((s for s in sentences if s.role is SentenceRole.CLAIM), None)
         for passage_id in first.cites if first else ():
             if passage_id in answers:
                 return {"text": answers[passage_id], "passages": [passage_id], "by": "recency"}

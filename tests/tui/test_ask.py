@@ -165,3 +165,25 @@ async def test_an_empty_question_is_refused_without_calling_the_engine(make_app,
         await pilot.pause()
         assert text_of(pilot.app.screen, "#ask-error") == "Type a question first."
         assert not [call for call in desk.calls if call[0] == "ask"]
+
+
+async def test_the_answer_opens_with_the_short_answer_of_a_wh_question(make_app, monkeypatch):
+    import dataclasses
+
+    from conflictdesk.analysis.types import Candidate
+    from tests.tui import fake_desk
+
+    frame = dataclasses.replace(
+        fake_desk.TAGGING.frame, leading="1500 IU",
+        candidates=(Candidate("1500 IU", "number", (11, 12), 1.0),),
+    )  # fmt: skip
+    tagging = dataclasses.replace(fake_desk.TAGGING, frame=frame)
+    full = fake_desk.full_ask
+    monkeypatch.setattr(
+        fake_desk, "full_ask", lambda q: dataclasses.replace(full(q), tagging=tagging))
+    async with make_app().run_test(size=(100, 30)) as pilot:
+        await ask(pilot)
+        await settle(pilot)
+        text = text_of(pilot.app.screen, "#answer-text")
+        assert text.startswith("In short: 1500 IU [1][2] (most passages)")  # passages 11, 12
+        assert "The Endocrine Society advises" in text

@@ -63,6 +63,14 @@ class AnswerView(Vertical):
             return
         numbers = citation_numbers(answer)
         body = cited_text(answer, numbers)
+        short = view.leading
+        if short is not None:
+            marks = "".join(f"[{numbers[p]}]" for p in short["passages"] if p in numbers)
+            by = "the newest source" if short["by"] == "recency" else "most passages"
+            body = Content.from_markup(
+                "[b]In short:[/b] $text $marks [dim]($by)[/]\n\n",
+                text=safe_line(short["text"]), marks=marks, by=by,
+            ) + body  # fmt: skip
         if answer.conflict:
             body += Content.from_markup("\n[b]Conflict:[/b] $c", c=safe(answer.conflict))
         generation = answer.method.get("generation", "")
