@@ -66,6 +66,16 @@ def short_answer(
     return {"text": frame.leading, "passages": passages, "by": "votes"}
 
 
+def short_answer_basis(short: dict[str, Any], rule: str) -> str:
+    """What a short answer rests on, in words; under the complementary and opinion rules the
+    sources give several answers, and the words say so."""
+    if short["by"] == "recency":
+        return "the newest source"
+    if rule in ("consolidate", "viewpoints"):
+        return "most passages; the sources give several answers"
+    return "most passages"
+
+
 def _row_json(row: EvidenceRow) -> dict[str, Any]:
     return {
         "id": row.passage_id,
@@ -109,7 +119,7 @@ def render_report(analysis: Analysis, result: Answer, width: int = WIDTH) -> str
     short = leading_answer(analysis, result)
     if short is not None:
         cites = "".join(f"[{c}]" for c in short["passages"])
-        by = "the newest source" if short["by"] == "recency" else "most passages"
+        by = short_answer_basis(short, analysis.resolution.rule)
         lines += _wrapped(f'  in short: "{short["text"]}" {cites} ({by})', width, indent=4)
     for sentence in result.sentences:
         cites = "".join(f"[{c}]" for c in sentence.cites)
