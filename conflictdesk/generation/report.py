@@ -51,12 +51,15 @@ def short_answer(
     """Under the recency rule (outdated information) the answer the passage cited first by
     the answer's first claim gives: the newest source's ("by": "recency"), as the answer text
     leads. Otherwise the reading's most voted answer (`ClaimFrame.leading`, "by": "votes"),
-    with the passages that hold it. None for a question that is not a wh-question."""
+    with the passages that hold it. None for a question that is not a wh-question, or when
+    the answer is a whole sentence (the answer text is that sentence: nothing is shorter)."""
     frame = tagging.frame
-    if frame.form is not QueryForm.WH or not frame.leading:
+    sentences_read = {c.text for c in frame.candidates if c.kind == "sentence"}
+    if frame.form is not QueryForm.WH or not frame.leading or frame.leading in sentences_read:
         return None
     if rule == "recency":
-        answers = {t.passage_id: t.answer for t in tagging.tags if t.answer}
+        answers = {t.passage_id: t.answer for t in tagging.tags
+                   if t.answer and t.answer not in sentences_read}  # fmt: skip
         first = next((s for s in sentences if s.role is SentenceRole.CLAIM), None)
         for passage_id in first.cites if first else ():
             if passage_id in answers:

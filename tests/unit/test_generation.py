@@ -316,6 +316,12 @@ def test_the_short_answer_is_the_newest_sources_under_recency_else_the_most_vote
         "text": "Mira Castellane", "passages": [0], "by": "votes"}  # fmt: skip
     claim = _outdated()  # not a wh-question: no short answer
     assert leading_answer(claim, answer(claim, fake_backends())) is None
+    said = "Tobiah Renn is the CEO of Orvane."  # a whole sentence read as the answer
+    whole = _as_wh(_outdated(), said)
+    frame = dataclasses.replace(
+        whole.tagging.frame, candidates=(Candidate(said, "sentence", (1,), 1.0),))
+    whole = dataclasses.replace(whole, tagging=dataclasses.replace(whole.tagging, frame=frame))
+    assert leading_answer(whole, answer(whole, fake_backends())) is None
 
 
 def test_badge_needs_high_kappa_and_both_sides():
