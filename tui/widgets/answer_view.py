@@ -10,7 +10,6 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from conflictdesk.app import AskView
-from conflictdesk.generation.report import short_answer_basis
 from conflictdesk.generation.types import Answer
 from conflictdesk.terminal import safe, safe_line
 from conflictdesk.tui.messages import PassageChosen
@@ -67,7 +66,7 @@ class AnswerView(Vertical):
         short = view.leading
         if short is not None:
             marks = "".join(f"[{numbers[p]}]" for p in short["passages"] if p in numbers)
-            by = short_answer_basis(short, view.resolution.rule if view.resolution else "")
+            by = view.leading_basis
             body = Content.from_markup(
                 "[b]In short:[/b] $text $marks [dim]($by)[/]\n\n",
                 text=safe_line(short["text"]), marks=marks, by=by,
