@@ -23,7 +23,7 @@ from conflictdesk.analysis.types import (
 )
 from conflictdesk.analysis.wording import asked_question
 from conflictdesk.app.wire import Json, RunSummary
-from conflictdesk.generation.report import short_answer, short_answer_basis
+from conflictdesk.generation.report import short_answer, short_answer_basis, shown_short_answer
 from conflictdesk.generation.types import Answer
 from conflictdesk.stages import ANSWER, EMBED, RETRIEVE, SHOWN_AS
 from conflictdesk.types import Document, Passage, Relation
@@ -96,6 +96,12 @@ class AskView:
         if self.tagging is None or self.resolution is None or self.answer is None:
             return None
         return short_answer(self.tagging, self.resolution.rule, self.answer.sentences)
+
+    @property
+    def shown_leading(self) -> dict[str, Any] | None:
+        """The short answer the TUI shows: `leading`, unless it is a whole sentence."""
+        short = self.leading
+        return short if shown_short_answer(short) else None
 
     @property
     def leading_basis(self) -> str:

@@ -29,7 +29,7 @@ passages are retrieved from --collection and their ids are stored passage ids.
 {"id", "stance", "conflict_type", "type_confidence", "type_uncertain", "kappa", "leading",
 "evidence", "clusters", "pairs", "answer", "conflict", "method"} (type_uncertain: the type
 model's probability is below its threshold, a reviewer should look; leading: a wh-question's
-short answer {"text", "passages", "by"}, by "recency" when the newest source's answer leads
+short answer {"text", "kind", "passages", "by"}, by "recency" when the newest source's answer leads
 because older ones are outdated, else "votes", or null); a bad line gives {"id", "error"} and a message on stderr, the batch
 goes on and the exit status is 1. Every answer is stored as a run (kind "ask").
 

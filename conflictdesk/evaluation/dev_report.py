@@ -66,3 +66,32 @@ def dev_report(
         sections.append(run_step(scripts, title, argv))
     failed = sum("— FAILED" in s.splitlines()[0] for s in sections)
     return HEADER + "\n".join(sections), failed
+
+
+def refresh_sections(
+    report: str,
+    scripts: Path,
+    steps: Sequence[tuple[str, list[str]]],
+    on_step: Callable[[str], None] | None = None,
+) -> tuple[str, int]:
+    """`report` with the sections of `steps` run again and put in place of their old text (or
+    appended when the report has none), the other sections left as they were; and how many
+    of the steps run failed."""
+    fresh = {}
+    for title, argv in steps:
+        if on_step is not None:
+            on_step(argv[0])
+        fresh[title] = run_step(scripts, title, argv)
+    head, *bodies = report.split("\n## ")
+    sections = ["## " + body for body in bodies]
+    titled = [(_title(section), section) for section in sections]
+    known = {title for title, _ in titled}
+    kept = [fresh.get(title, section).rstrip("\n") + "\n" for title, section in titled]
+    kept += [section for title, section in fresh.items() if title not in known]
+    failed = sum("— FAILED" in s.splitlines()[0] for s in fresh.values())
+    return head.rstrip("\n") + "\n\n" + "\n".join(kept), failed
+
+
+def _title(section: str) -> str:
+    first = section.splitlines()[0][3:]
+    return first.split(" — FAILED")[0]

@@ -48,25 +48,35 @@ def leading_answer(analysis: Analysis, result: Answer) -> dict[str, Any] | None:
 def short_answer(
     tagging: Tagging, rule: str, sentences: Sequence[AnswerSentence]
 ) -> dict[str, Any] | None:
-    """Under the recency rule (outdated information) the answer the passage cited first by
-    the answer's first claim gives: the newest source's ("by": "recency"), as the answer text
-    leads. Otherwise the reading's most voted answer (`ClaimFrame.leading`, "by": "votes"),
-    with the passages that hold it. None for a question that is not a wh-question, or when
-    the answer is a whole sentence (the answer text is that sentence: nothing is shorter)."""
+    """{"text", "kind", "passages", "by"}. Under the recency rule (outdated information) the
+    answer the passage cited first by the answer's first claim gives: the newest source's
+    ("by": "recency"), as the answer text leads. Otherwise the reading's most voted answer
+    (`ClaimFrame.leading`, "by": "votes"), with the passages that hold it. "kind" is the
+    reading's ("number", "date", "entity", or "sentence" when the answer read is a whole
+    sentence: the report and the TUI do not repeat it). None for a question that is not a
+    wh-question, or when the reading found no answer."""
     frame = tagging.frame
-    sentences_read = {c.text for c in frame.candidates if c.kind == "sentence"}
-    if frame.form is not QueryForm.WH or not frame.leading or frame.leading in sentences_read:
+    if frame.form is not QueryForm.WH or not frame.leading:
         return None
+    kinds = {c.text: c.kind for c in frame.candidates}
     if rule == "recency":
-        answers = {t.passage_id: t.answer for t in tagging.tags
-                   if t.answer and t.answer not in sentences_read}  # fmt: skip
+        answers = {t.passage_id: t.answer for t in tagging.tags if t.answer}
         first = next((s for s in sentences if s.role is SentenceRole.CLAIM), None)
         for passage_id in first.cites if first else ():
             if passage_id in answers:
-                return {"text": answers[passage_id], "passages": [passage_id], "by": "recency"}
+                text = answers[passage_id]
+                return {"text": text, "kind": kinds.get(text, "text"), "passages": [passage_id],
+                        "by": "recency"}  # fmt: skip
     held = next((c for c in frame.candidates if c.text == frame.leading), None)
     passages = list(held.passage_ids) if held else []
-    return {"text": frame.leading, "passages": passages, "by": "votes"}
+    return {"text": frame.leading, "kind": kinds.get(frame.leading, "text"), "passages": passages,
+            "by": "votes"}  # fmt: skip
+
+
+def shown_short_answer(short: dict[str, Any] | None) -> bool:
+    """Whether the report and the TUI show the short answer: not when it is a whole sentence,
+    which the answer text already is."""
+    return short is not None and short["kind"] != "sentence"
 
 
 def short_answer_basis(short: dict[str, Any], rule: str) -> str:
@@ -120,7 +130,7 @@ def render_report(analysis: Analysis, result: Answer, width: int = WIDTH) -> str
             lines += _wrapped(f"  {name:<10} [{row.passage_id}] {row.rationale}", width, indent=16)
     lines += ["", "Answer"]
     short = leading_answer(analysis, result)
-    if short is not None:
+    if shown_short_answer(short):
         cites = "".join(f"[{c}]" for c in short["passages"])
         by = short_answer_basis(short, analysis.resolution.rule)
         lines += _wrapped(f'  in short: "{short["text"]}" {cites} ({by})', width, indent=4)

@@ -306,22 +306,25 @@ def test_the_short_answer_is_the_newest_sources_under_recency_else_the_most_vote
     outdated = _voted_wh(_outdated(), "Mira Castellane", (0,))  # pretend the old name won the votes
     result = answer(outdated, fake_backends())
     assert leading_answer(outdated, result) == {
-        "text": "Tobiah Renn", "passages": [1], "by": "recency"}  # fmt: skip
+        "text": "Tobiah Renn", "kind": "text", "passages": [1], "by": "recency"}  # fmt: skip
     assert batch_record("q", outdated, result)["leading"]["text"] == "Tobiah Renn"
     assert 'in short: "Tobiah Renn" [1] (the newest source)' in render_report(outdated, result)
     plain = _voted_wh(_outdated(), "Mira Castellane", (0,))
     plain = dataclasses.replace(
         plain, resolution=dataclasses.replace(plain.resolution, rule="direct"))
     assert leading_answer(plain, answer(plain, fake_backends())) == {
-        "text": "Mira Castellane", "passages": [0], "by": "votes"}  # fmt: skip
+        "text": "Mira Castellane", "kind": "entity", "passages": [0], "by": "votes"}  # fmt: skip
     claim = _outdated()  # not a wh-question: no short answer
     assert leading_answer(claim, answer(claim, fake_backends())) is None
     said = "Tobiah Renn is the CEO of Orvane."  # a whole sentence read as the answer
     whole = _as_wh(_outdated(), said)
     frame = dataclasses.replace(
         whole.tagging.frame, candidates=(Candidate(said, "sentence", (1,), 1.0),))
-    whole = dataclasses.replace(whole, tagging=dataclasses.replace(whole.tagging, frame=frame))
-    assert leading_answer(whole, answer(whole, fake_backends())) is None
+    whole = dataclasses.replace(whole, tagging=dataclasses.replace(whole.tagging, frame=frame),
+                                resolution=dataclasses.replace(whole.resolution, rule="direct"))
+    result = answer(whole, fake_backends())
+    assert leading_answer(whole, result)["kind"] == "sentence"  # JSON keeps it
+    assert "in short:" not in render_report(whole, result)  # the report does not repeat it
 
 
 def test_badge_needs_high_kappa_and_both_sides():

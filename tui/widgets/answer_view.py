@@ -63,7 +63,7 @@ class AnswerView(Vertical):
             return
         numbers = citation_numbers(answer)
         body = cited_text(answer, numbers)
-        short = view.leading
+        short = view.shown_leading
         if short is not None:
             marks = "".join(f"[{numbers[p]}]" for p in short["passages"] if p in numbers)
             by = view.leading_basis
