@@ -82,14 +82,28 @@ def refresh_sections(
         if on_step is not None:
             on_step(argv[0])
         fresh[title] = run_step(scripts, title, argv)
-    head, *bodies = report.split("\n## ")
-    sections = ["## " + body for body in bodies]
+    head, sections = _split_sections(report)
     titled = [(_title(section), section) for section in sections]
     known = {title for title, _ in titled}
     kept = [fresh.get(title, section).rstrip("\n") + "\n" for title, section in titled]
     kept += [section for title, section in fresh.items() if title not in known]
     failed = sum("— FAILED" in s.splitlines()[0] for s in fresh.values())
     return head.rstrip("\n") + "\n\n" + "\n".join(kept), failed
+
+
+def _split_sections(report: str) -> tuple[str, list[str]]:
+    """The report's text before its first section, and its sections: each from a "## " line
+    outside a code block (a step's printed output may hold Markdown headings of its own)."""
+    head: list[str] = []
+    sections: list[list[str]] = []
+    fenced = False
+    for line in report.splitlines(keepends=True):
+        if line.startswith("```"):
+            fenced = not fenced
+        if line.startswith("## ") and not fenced:
+            sections.append([])
+        (sections[-1] if sections else head).append(line)
+    return "".join(head), ["".join(lines) for lines in sections]
 
 
 def _title(section: str) -> str:

@@ -53,7 +53,8 @@ def short_answer(
     ("by": "recency"), as the answer text leads. Otherwise the reading's most voted answer
     (`ClaimFrame.leading`, "by": "votes"), with the passages that hold it. "kind" is the
     reading's ("number", "date", "entity", or "sentence" when the answer read is a whole
-    sentence: the report and the TUI do not repeat it). None for a question that is not a
+    sentence: the report and the TUI do not repeat it), "text" for a passage's answer the
+    reading did not list as a candidate. None for a question that is not a
     wh-question, or when the reading found no answer."""
     frame = tagging.frame
     if frame.form is not QueryForm.WH or not frame.leading:

@@ -36,3 +36,15 @@ def test_a_section_the_report_lacks_is_appended(tmp_path):
     report, _ = dev_report(tmp_path, [("Section A", ["a.py"])])
     refreshed, failed = refresh_sections(report, tmp_path, [("Section C", ["c.py"])])
     assert failed == 0 and refreshed.index("## Section A") < refreshed.index("## Section C")
+
+
+def test_a_heading_inside_a_steps_output_stays_in_its_section(tmp_path):
+    _script(tmp_path, "p.py", "table\n## Pairs (held-out)\nrows")
+    _script(tmp_path, "a.py", "A")
+    steps = [("Pairs", ["p.py"]), ("Section A", ["a.py"])]
+    report, _ = dev_report(tmp_path, steps)
+    _script(tmp_path, "p.py", "new table")
+    refreshed, failed = refresh_sections(report, tmp_path, [steps[0]])
+    assert failed == 0 and "new table" in refreshed
+    assert "## Pairs (held-out)" not in refreshed and "rows" not in refreshed  # no stale copy
+    assert refreshed.index("## Pairs") < refreshed.index("## Section A")
