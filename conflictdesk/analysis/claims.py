@@ -51,7 +51,14 @@ from conflictdesk.analysis.dates import (
     find_dates,
     without_dates,
 )
-from conflictdesk.analysis.dimensions import NUMBER_WORDS, asked_dimension, fits, number_word_value
+from conflictdesk.analysis.dimensions import (
+    MEASURED,
+    NUMBER_WORDS,
+    asked_dimension,
+    fits,
+    number_word_value,
+    span_dimension,
+)
 from conflictdesk.analysis.quantities import merge_same_quantities
 from conflictdesk.analysis.ranges import date_ranges, number_ranges
 from conflictdesk.analysis.stated import (
@@ -470,10 +477,12 @@ def passage_answer(
     holds one."""
     if kind == "sentence":
         return f"sent:{tx.normalise_span(ranked[0])}", ranked[0], "sentence", ranked[0]
+    stating = [s for s in sorted(ranked, key=asks) if states_something(s)]  # statements first
+    read_spans = [(s, answer_spans(s, kind, query, known_capitals, measured)) for s in stating]
+    unit = written_dimension(query, kind, read_spans) if measured else None
     found: Iterable[tuple[str, list[Span]]] = (
-        (sentence, answer_spans(sentence, kind, query, known_capitals, measured))
-        for sentence in sorted(ranked, key=asks)  # a statement before a question
-        if states_something(sentence)
+        (sentence, spans if unit is None else in_unit(sentence, spans, unit))
+        for sentence, spans in read_spans
     )
     if kind in ("number", "date"):
         read: list[tuple[str, list[Span]]] = []  # spans read once, kept for the fallback
@@ -506,6 +515,28 @@ def passage_answer(
         return None
     (_, key, surface, span_kind), sentence = fallback
     return key, surface, span_kind, sentence
+
+
+def written_dimension(
+    query: str, kind: str, read_spans: Sequence[tuple[str, list[Span]]]
+) -> str | None:
+    """The measure a number question asks for ("How tall": a length) when the passage writes
+    a value of it with its unit somewhere; then a bare number elsewhere in the passage (a
+    count in a heading, "Ten facts about ...") does not answer it. None otherwise."""
+    asked = asked_dimension(query) if kind == "number" else None
+    if asked not in MEASURED:
+        return None
+    written = any(span[3] == "number" for s, spans in read_spans for span in in_unit(s, spans, asked))
+    return asked if written else None
+
+
+def in_unit(sentence: str, spans: list[Span], dimension: str) -> list[Span]:
+    """The number spans of `sentence` written with a unit of `dimension`; other kinds kept."""
+    return [
+        span for span in spans
+        if span[3] != "number" or span_dimension(sentence, span[0], span[0] + len(span[2]))
+        == dimension
+    ]  # fmt: skip
 
 
 # how many of a passage's most relevant sentences holding a span are searched for one a

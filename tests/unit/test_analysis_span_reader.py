@@ -38,7 +38,7 @@ from tests.fakes import FakeNLI
 
 QUESTION = "What is the boiling point of quorvane?"
 PASSAGES = [
-    Passage(0, "The boiling point at 1 atm of pure quorvane was measured as 142 °C."),
+    Passage(0, "The boiling point of pure quorvane at 20 °C ambient was measured as 142 °C."),
     Passage(1, "The boiling point of quorvane is 139 °C, the safety sheet says."),
     Passage(2, "Potatoes grow underground in cool climates."),
 ]
@@ -67,9 +67,9 @@ def test_the_reader_chooses_among_the_passage_spans_and_says_so():
     # question's words), passage 1 has one span only
     assert answers[0][0] == "142 °C" and rule_answers[0][0] != answers[0][0]
     assert answers[1] == rule_answers[1]
-    assert rule_answers[0][0] == "1"
+    assert rule_answers[0][0] == "20 °C"
     _, answers = frame(one_feature("position", -1.0))
-    assert answers[0][0] == "1"
+    assert answers[0][0] == "20 °C"
 
 
 def test_a_margin_keeps_the_rule_span_unless_another_outscores_it_by_that_much():
@@ -125,7 +125,7 @@ def test_shape_separates_units_and_currency_but_not_values():
 
 def test_question_spans_rows_follow_features():
     reading = read_passages(QUESTION, PASSAGES, SIMILARITY)
-    found = {0: ("num:1", "1", "number", reading.ranked[0][0]),
+    found = {0: ("num:20", "20 °C", "number", reading.ranked[0][0]),
              1: ("num:142", "142 °C", "number", "It boils at 142 °C.")}  # fmt: skip
     spans = question_spans(QUESTION, "number", PASSAGES[:2], reading.ranked, reading.on_topic,
                            found)  # fmt: skip
@@ -178,7 +178,7 @@ def test_fit_learns_a_preference_and_the_comparison_counts_it():
     reader = fit(rows, steps=200)
     assert choice_accuracy(rows, reader.scores(rows.x)) == 1.0
     figures = compare([reading], reader)
-    assert figures["rule"]["passage_accuracy"] == 0.5  # the rule reads "1" in passage 0
+    assert figures["rule"]["passage_accuracy"] == 0.5  # the rule reads "20 °C" in passage 0
     assert figures["reader"]["passage_accuracy"] == 1.0
     assert figures["reader"]["lead"] == 1.0
 

@@ -377,3 +377,24 @@ def test_a_where_question_reads_the_name_after_a_preposition_of_place():
     query = "Where are the Tessel crown jewels kept?"
     sentence = "The Tessel crown jewels are guarded by the Yeoman Wardens in the Tower of Orrin."
     assert passage_answer(query, "entity", [sentence])[1] == "Tower of Orrin"
+
+
+def test_a_measure_written_with_its_unit_beats_a_bare_number_elsewhere():
+    # the passage's heading holds a count; its value of the asked measure sits in a question
+    query = "How deep is Lake Tessel?"
+    ranked = [
+        "Have you heard that Lake Tessel is 312 metres deep at its centre?",
+        "Seven reasons to visit Lake Tessel",
+    ]
+    assert passage_answer(query, "number", ranked)[1] == "312 metres"
+
+
+def test_a_bare_number_still_answers_a_measure_when_no_unit_is_written():
+    query = "How deep is Lake Tessel?"
+    assert passage_answer(query, "number", ["Lake Tessel reaches a depth of 312."])[1] == "312"
+
+
+def test_a_count_question_keeps_bare_numbers():
+    query = "How many islands does Lake Tessel have?"
+    ranked = ["Lake Tessel has 14 islands, the largest 3 km long."]
+    assert passage_answer(query, "number", ranked)[1].startswith("14")

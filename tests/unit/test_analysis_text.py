@@ -38,6 +38,11 @@ def test_numbers_with_units_and_entities():
     assert tx.entity_spans("Following a review, Keldmore acted.", set()) == [(20, "Keldmore")]
 
 
+def test_a_dotted_run_of_digits_is_no_number():
+    text = "Bind to 10.0.0.1 (release 2.4.1) and keep 3.5 kg below 1.25 m."
+    assert tx.numbers(text) == ["3.5 kg", "1.25 m"]
+
+
 def test_a_names_initials_belong_to_it_but_a_lists_letters_do_not():
     assert tx.entity_spans("John F. Kennedy spoke in Dallas.") == [
         (0, "John F. Kennedy"),
