@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from conflictdesk.analysis.evidence_signals import SubjectivityProbe, probe_from_json
+from conflictdesk.analysis.feature_words import describe
 from conflictdesk.analysis.types import ConflictVerdict
 from conflictdesk.analysis.typing_features import FEATURE_NAMES, Evidence, type_features
 from conflictdesk.backends.manifest import Manifest
@@ -117,7 +118,7 @@ def classify_by_model(model: TypeModel, evidence: Evidence) -> ConflictVerdict:
     kind = max(probs, key=lambda k: probs[k])
     confidence = probs[kind]
     uncertain = confidence < model.threshold
-    why = _explain(model, kind, features)
+    why = explain(model, kind, features)
     if uncertain:
         why = f"uncertain (below {model.threshold:.2f}; a reviewer should look): {why}"
     signals: dict[str, Any] = {
@@ -128,9 +129,10 @@ def classify_by_model(model: TypeModel, evidence: Evidence) -> ConflictVerdict:
     return ConflictVerdict(kind, why, f"model:{model.model_id}", signals, confidence, uncertain)
 
 
-def _explain(model: TypeModel, kind: ConflictType, features: Mapping[str, float]) -> str:
+def explain(model: TypeModel, kind: ConflictType, features: Mapping[str, float]) -> str:
     """The type, its probability and the three features that pushed furthest toward it
-    (standardised value × the weight's excess over the classes' mean weight)."""
+    (standardised value × the weight's excess over the classes' mean weight), in words
+    (`feature_words`: the side of the training mean the case's value lies on)."""
     probs = model.probabilities(features)
     runner = sorted(probs, key=lambda k: -probs[k])[1]
     row = np.array([features[name] for name in model.feature_names])
@@ -138,8 +140,13 @@ def _explain(model: TypeModel, kind: ConflictType, features: Mapping[str, float]
     pull = (
         (row - model.mean) / model.scale * (model.weights[:, column] - model.weights.mean(axis=1))
     )
-    top = [model.feature_names[i] for i in np.argsort(-pull)[:3] if pull[i] > 0]
-    because = f"; mostly from {', '.join(top)}" if top else ""
+    side = row >= model.mean
+    top = [
+        describe(model.feature_names[i], bool(side[i]))
+        for i in np.argsort(-pull)[:3]
+        if pull[i] > 0
+    ]
+    because = f"; mostly from: {'; '.join(top)}" if top else ""
     return (
         f"{kind.value.replace('_', ' ')} with probability {probs[kind]:.2f} "
         f"(next: {runner.value.replace('_', ' ')} {probs[runner]:.2f}){because}"

@@ -25,7 +25,9 @@ if TYPE_CHECKING:
     from conflictdesk.training.types import TypedCase
 
 # Modules that only read the evidence: a change to them does not change what is cached.
-READERS_OF_EVIDENCE = frozenset({"typing_features.py", "evidence_signals.py", "type_model.py"})
+READERS_OF_EVIDENCE = frozenset(
+    {"typing_features.py", "evidence_signals.py", "type_model.py", "feature_words.py"}
+)
 
 
 @dataclass(frozen=True)

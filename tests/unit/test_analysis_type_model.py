@@ -105,6 +105,32 @@ def test_low_confidence_is_marked_uncertain():
     assert verdict.uncertain and verdict.rationale.startswith("uncertain")
 
 
+def test_the_rationale_names_the_features_in_words_on_their_side_of_the_mean():
+    from conflictdesk.analysis.feature_words import FEATURE_WORDS
+    from conflictdesk.analysis.type_model import explain
+
+    classes = list(ConflictType)
+    weights = np.zeros((2, len(classes)))
+    weights[:, classes.index(ConflictType.NO_CONFLICT)] = -2.0  # low values: no conflict
+    model = type_model_from_json({
+        "model_id": "t@1", "classes": [c.value for c in classes],
+        "feature_names": ["yes_no", "kappa"], "mean": [0.5, 0.5], "scale": [0.5, 0.5],
+        "weights": weights.tolist(), "bias": [0.0] * len(classes), "threshold": 0.1,
+    })  # fmt: skip
+    why = explain(model, ConflictType.NO_CONFLICT, {"yes_no": 0.0, "kappa": 0.1})
+    assert why.startswith("no conflict with probability")
+    assert "not a yes/no question" in why and FEATURE_WORDS["kappa"][0] in why
+    assert "yes_no" not in why
+    why = explain(model, ConflictType.MISINFORMATION, {"yes_no": 1.0, "kappa": 0.9})
+    assert "a yes/no question" in why and "not a yes/no" not in why
+
+
+def test_every_feature_has_words():
+    from conflictdesk.analysis.feature_words import FEATURE_WORDS
+
+    assert set(FEATURE_NAMES) <= set(FEATURE_WORDS)
+
+
 def test_classify_conflict_uses_the_model_when_given_one():
     ev = _evidence([(0, S, "4,200", "Arlen had 4,200.")], [None])
     verdict = classify_conflict(
