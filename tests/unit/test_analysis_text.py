@@ -89,3 +89,11 @@ def test_acronyms_are_spelled_out_as_the_passages_spell_them():
     )  # nothing spells it out
     both = texts + ["The CFO left Tarnwick Mills."]
     assert tx.spell_out_acronyms("Who is the CFO?", both) == "Who is the CFO?"  # used as is
+
+
+def test_word_stems_join_inflections_and_keep_short_words():
+    assert {tx.word_stem(w) for w in ("founded", "founding", "founder", "founders")} == {"found"}
+    assert tx.word_stem("studies") == tx.word_stem("studied") == "study"
+    assert tx.word_stem("stopped") == "stop" and tx.word_stem("running") == "run"
+    assert tx.word_stem("makes") == tx.word_stem("make")
+    assert tx.word_stem("bus") == "bus" and tx.word_stem("used") == "used"
