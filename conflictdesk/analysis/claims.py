@@ -474,32 +474,27 @@ def passage_answer(
     for sentence answers; `measured` as `answer_spans`) states as the answer by its
     construction (`stated.stated_answer`: a copula's other side, a passive's agent, ...),
     else the span of the first of them nearest the question's words; None when no sentence
-    holds one."""
+    holds one. Past the anchored values, a measure question whose passage writes a value with
+    its unit somewhere reads no bare number (`written_dimension`)."""
     if kind == "sentence":
         return f"sent:{tx.normalise_span(ranked[0])}", ranked[0], "sentence", ranked[0]
     stating = [s for s in sorted(ranked, key=asks) if states_something(s)]  # statements first
-    read_spans = [(s, answer_spans(s, kind, query, known_capitals, measured)) for s in stating]
-    unit = written_dimension(query, kind, read_spans) if measured else None
-    found: Iterable[tuple[str, list[Span]]] = (
-        (sentence, spans if unit is None else in_unit(sentence, spans, unit))
-        for sentence, spans in read_spans
-    )
+    found: Iterable[tuple[str, list[Span]]] = [
+        (s, answer_spans(s, kind, query, known_capitals, measured)) for s in stating
+    ]
     if kind in ("number", "date"):
-        read: list[tuple[str, list[Span]]] = []  # spans read once, kept for the fallback
         for sentence, spans in found:
             anchored = anchored_value(sentence, spans, query, kind)
             if anchored is not None:
                 return anchored[1], anchored[2], anchored[3], sentence
-            read.append((sentence, spans))
-        found = read
+        unit = written_dimension(query, kind, found) if measured else None
+        if unit is not None:  # no value its own words anchor: a bare number must not answer
+            found = [(sentence, in_unit(sentence, spans, unit)) for sentence, spans in found]
     elif kind in ("entity", "any"):
-        read = []
         for sentence, spans in found:
             agent = anchored_agent(sentence, spans, query)
             if agent is not None:
                 return agent[1], agent[2], agent[3], sentence
-            read.append((sentence, spans))
-        found = read
     fallback = None
     for n, (sentence, spans) in enumerate(s for s in found if s[1]):
         stated, spans = stated_answer(sentence, spans, query, kind)

@@ -52,7 +52,7 @@ def number_ranges(text: str) -> list[tuple[int, int, str]]:
     value is read."""
     found = []
     for match in tx.NUMBER.finditer(text):
-        value = re.match(r"[\d,]+(?:\.\d+)?", match.group(0).strip())
+        value = re.match(r"[\d,]+(?:\.\d+)*", match.group(0).strip())
         if value:
             found.append((match.start(), match.end(), value.group(0).replace(",", "")))
     out, i = [], 0
@@ -82,10 +82,17 @@ def _is_range(text: str, first: tuple[int, int, str], second: tuple[int, int, st
         joined = between.strip().lower() in ("and", "-", "–", "—")
     else:
         joined = bool(_RANGE_JOIN.match(between))  # a change is told apart by the caller
-    if not joined or float(first[2]) >= float(second[2]):
+    if not joined or _version(first[2]) or _version(second[2]):
+        return False  # "2.4.1-2.4.3" or "1.3.3 to 2.0": versions, no range of values
+    if float(first[2]) >= float(second[2]):
         return False
     unit = _unit(text[first[0] : first[1]])
     return not unit or unit == _unit(text[second[0] : second[1]])
+
+
+def _version(value: str) -> bool:
+    """A dotted run of digits ("2.4.1"), a version, not a value."""
+    return value.count(".") > 1
 
 
 def _is_change(text: str, first: tuple[int, int, str], second: tuple[int, int, str]) -> bool:

@@ -14,7 +14,7 @@ from conflictdesk.text import split_sentences
 from conflictdesk.vocabulary import ABBREVIATIONS, NON_ENTITY_CAPITALS, content_words
 
 NUMBER = re.compile(
-    r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\.\d)(?:\s?(?:%|percent|per cent|million|"
+    r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+){0,2}(?!\.\d)(?:\s?(?:%|percent|per cent|million|"
     r"billion|thousand|km|kilometres|kilometers|miles|metres|meters|m|kg|tonnes|tons|IU|mg|"
     r"µg|mcg|micrograms?|milligrams?|grams?|g|ml|millilitres?|litres?|mmHg|years|days|hours|minutes|people|countries|degrees|°C|°F|feet|ft|acres|"
     r"hectares|GW|MW|kWh|km²|square miles|square kilometres|dollars|euros|USD|cm|mm|centimetres|"
@@ -30,8 +30,8 @@ def sentences(text: str) -> list[str]:
 
 
 def numbers(text: str) -> list[str]:
-    """Numbers with an optional unit, normalised (commas dropped, lower case); a dotted run
-    of digits (an address "10.0.0.1", a version "2.4.1") is no number."""
+    """Numbers with an optional unit, normalised (commas dropped, lower case); a run of two or
+    three dotted groups (a version "2.4.1") is one span, four (an address "10.0.0.1") none."""
     return [normalise_span(m.group(0)) for m in NUMBER.finditer(text)]
 
 

@@ -398,3 +398,9 @@ def test_a_count_question_keeps_bare_numbers():
     query = "How many islands does Lake Tessel have?"
     ranked = ["Lake Tessel has 14 islands, the largest 3 km long."]
     assert passage_answer(query, "number", ranked)[1].startswith("14")
+
+
+def test_a_bare_value_the_question_s_words_anchor_still_answers_beside_units():
+    query = "What is the boiling point of tarnol?"
+    ranked = ["We heat tarnol to 95 °C, about 20 degrees over its boiling point of 75."]
+    assert passage_answer(query, "number", ranked)[1] == "75"

@@ -38,9 +38,9 @@ def test_numbers_with_units_and_entities():
     assert tx.entity_spans("Following a review, Keldmore acted.", set()) == [(20, "Keldmore")]
 
 
-def test_a_dotted_run_of_digits_is_no_number():
-    text = "Bind to 10.0.0.1 (release 2.4.1) and keep 3.5 kg below 1.25 m."
-    assert tx.numbers(text) == ["3.5 kg", "1.25 m"]
+def test_a_version_is_one_span_and_an_address_none():
+    text = "Bind to 10.0.0.1:7843 (release 2.4.1) and keep 3.5 kg below 1.25 m."
+    assert tx.numbers(text) == ["7843", "2.4.1", "3.5 kg", "1.25 m"]
 
 
 def test_a_names_initials_belong_to_it_but_a_lists_letters_do_not():
@@ -97,3 +97,11 @@ def test_word_stems_join_inflections_and_keep_short_words():
     assert tx.word_stem("stopped") == "stop" and tx.word_stem("running") == "run"
     assert tx.word_stem("makes") == tx.word_stem("make")
     assert tx.word_stem("bus") == "bus" and tx.word_stem("used") == "used"
+
+
+def test_versions_are_read_whole_and_never_joined_into_a_range():
+    from conflictdesk.analysis.ranges import number_ranges
+
+    text = "Upgrade from 1.3.3 to 2.0.1 first; 600-800 IU; Tessaline 3.0.0 is stable."
+    keys = [key for _, _, key in number_ranges(text)]
+    assert keys == ["num:1.3.3", "num:2.0.1", "num:600-800", "num:3.0.0"]
