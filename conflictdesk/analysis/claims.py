@@ -521,7 +521,9 @@ def written_dimension(
     asked = asked_dimension(query) if kind == "number" else None
     if asked not in MEASURED:
         return None
-    written = any(span[3] == "number" for s, spans in read_spans for span in in_unit(s, spans, asked))
+    written = any(
+        span[3] == "number" for s, spans in read_spans for span in in_unit(s, spans, asked)
+    )
     return asked if written else None
 
 
