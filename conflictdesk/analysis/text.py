@@ -111,14 +111,18 @@ def normalise_span(span: str) -> str:
     return re.sub(r"\s+", " ", span)
 
 
-_SUFFIXES = ("ies", "ied", "ing", "ed", "es", "s", "er", "ers", "ion", "ions", "ment", "ments")
+# longest first, so that "-ments" is cut before "-s"
+_SUFFIXES = tuple(
+    sorted(("ies", "ied", "ing", "ed", "es", "s", "er", "ers", "ion", "ions", "ment", "ments"),
+           key=len, reverse=True)
+)  # fmt: skip
 
 
 def word_stem(word: str) -> str:
     """A light English stem: the longest inflectional or derivational suffix of _SUFFIXES cut
     from a word that keeps three letters or more, "-ies"/"-ied" read as "-y", a doubled last
     consonant undone ("founded", "founding", "founder" -> "found"; "stopped" -> "stop")."""
-    for suffix in sorted(_SUFFIXES, key=len, reverse=True):
+    for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             stem = word[: -len(suffix)]
             if suffix in ("ies", "ied"):
