@@ -80,17 +80,15 @@ def relevance_weights(passages: Sequence[Passage]) -> dict[int, float]:
 def lexical_similarity(
     query: str, passages: Sequence[Passage], idf: Mapping[str, float]
 ) -> dict[int, float]:
-    """Share of the query's idf-weighted content words found in each passage, a word found in
-    any of its inflections (`text.word_stem`: "founded" in "the founding of")."""
-    query_words = {tx.word_stem(w): idf.get(w, 1.0) for w in tx.content_words(query)}
-    total = sum(query_words.values())
+    """Share of the query's idf-weighted content words found in each passage."""
+    query_words = set(tx.content_words(query))
+    total = sum(idf.get(w, 1.0) for w in query_words)
     if total <= 0:
         return {p.id: 1.0 for p in passages}
-    similarity = {}
-    for p in passages:
-        stems = {tx.word_stem(w) for w in tx.content_words(p.text)}
-        similarity[p.id] = sum(w for stem, w in query_words.items() if stem in stems) / total
-    return similarity
+    return {
+        p.id: sum(idf.get(w, 1.0) for w in query_words & set(tx.content_words(p.text))) / total
+        for p in passages
+    }
 
 
 def topicality(similarity: Mapping[int, float]) -> dict[int, float]:

@@ -111,28 +111,6 @@ def normalise_span(span: str) -> str:
     return re.sub(r"\s+", " ", span)
 
 
-# longest first, so that "-ments" is cut before "-s"
-_SUFFIXES = tuple(
-    sorted(("ies", "ied", "ing", "ed", "es", "s", "er", "ers", "ion", "ions", "ment", "ments"),
-           key=len, reverse=True)
-)  # fmt: skip
-
-
-def word_stem(word: str) -> str:
-    """A light English stem: the longest inflectional or derivational suffix of _SUFFIXES cut
-    from a word that keeps three letters or more, "-ies"/"-ied" read as "-y", a doubled last
-    consonant undone ("founded", "founding", "founder" -> "found"; "stopped" -> "stop")."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            stem = word[: -len(suffix)]
-            if suffix in ("ies", "ied"):
-                return stem + "y"
-            if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "aeiouls":
-                stem = stem[:-1]
-            return stem[:-1] if stem.endswith("e") and len(stem) > 3 else stem
-    return word[:-1] if word.endswith("e") and len(word) > 3 else word
-
-
 def idf_weights(texts: Sequence[str]) -> dict[str, float]:
     """Smoothed inverse document frequency of content words over `texts`."""
     n = len(texts)

@@ -230,14 +230,15 @@ def _dissent_features(
 
 
 def _numeric_spread(counts: Counter[str]) -> float:
-    """log of the ratio of the largest to the smallest numeric answer (0 without two); an
-    answer's number is read without its unit ("2841 m": 2841), a version ("2.4.1") is none."""
+    """log of the ratio of the largest to the smallest numeric answer (0 without two)."""
     values = []
     for answer in counts:
         found = tx.numbers(answer)
-        value = re.match(r"\d+(?:\.\d+)?(?![\d.])", found[0]) if found else None
-        if value:
-            values.append(float(value.group(0)))
+        if found:
+            try:
+                values.append(abs(float(found[0].replace(",", ""))))
+            except ValueError:
+                continue
     values = [v for v in values if v > 0]
     if len(values) < 2:
         return 0.0

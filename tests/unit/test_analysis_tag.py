@@ -36,13 +36,6 @@ def test_lexical_similarity_is_idf_weighted_query_coverage():
     assert sim[2] == 0.0
 
 
-def test_lexical_similarity_finds_a_query_word_in_another_inflection():
-    passages = [Passage(0, "The founding of Tessel Mills in 1887 by Ada Voss"), Passage(1, "Mills")]
-    idf = idf_weights([p.text for p in passages])
-    sim = lexical_similarity("When was Tessel Mills founded?", passages, idf)
-    assert sim[0] == pytest.approx(1.0) and sim[1] < 1.0
-
-
 PASSAGES = [
     Passage(0, "Bananas are rich in potassium. The fifth season premiered on April 4, 2017."),
     Passage(1, "The fifth season premiered on April 4, 2017 on Fox."),

@@ -91,14 +91,6 @@ def test_acronyms_are_spelled_out_as_the_passages_spell_them():
     assert tx.spell_out_acronyms("Who is the CFO?", both) == "Who is the CFO?"  # used as is
 
 
-def test_word_stems_join_inflections_and_keep_short_words():
-    assert {tx.word_stem(w) for w in ("founded", "founding", "founder", "founders")} == {"found"}
-    assert tx.word_stem("studies") == tx.word_stem("studied") == "study"
-    assert tx.word_stem("stopped") == "stop" and tx.word_stem("running") == "run"
-    assert tx.word_stem("makes") == tx.word_stem("make")
-    assert tx.word_stem("bus") == "bus" and tx.word_stem("used") == "used"
-
-
 def test_versions_are_read_whole_and_never_joined_into_a_range():
     from conflictdesk.analysis.ranges import number_ranges
 

@@ -73,14 +73,6 @@ def test_dates_that_separate_the_answers_are_measured():
     assert set(newer) == set(FEATURE_NAMES)
 
 
-def test_numeric_spread_reads_answers_written_with_units():
-    rows = [(0, S, "2,841 m", "It is 2,841 m high."), (1, R, "4,120 metres", "It is 4,120 metres.")]
-    spread = type_features(_evidence(rows, [None, None]))["numeric_spread"]
-    assert spread == pytest.approx(np.log(4120 / 2841))
-    versions = [(0, S, "2.4.1", "Run 2.4.1."), (1, R, "3.0.0", "Run 3.0.0.")]
-    assert type_features(_evidence(versions, [None, None]))["numeric_spread"] == 0.0
-
-
 def test_subjectivity_reads_word_classes_not_topics():
     assert subjectivity("I think you should really try it!") > 0.3
     assert subjectivity("The bridge opened in 1931 and spans 420 metres.") == 0.0
