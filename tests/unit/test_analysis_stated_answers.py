@@ -379,28 +379,22 @@ def test_a_where_question_reads_the_name_after_a_preposition_of_place():
     assert passage_answer(query, "entity", [sentence])[1] == "Tower of Orrin"
 
 
-def test_a_measure_written_with_its_unit_beats_a_bare_number_elsewhere():
-    # the passage's heading holds a count; its value of the asked measure sits in a question
-    query = "How deep is Lake Tessel?"
-    ranked = [
-        "Have you heard that Lake Tessel is 312 metres deep at its centre?",
-        "Seven reasons to visit Lake Tessel",
-    ]
-    assert passage_answer(query, "number", ranked)[1] == "312 metres"
-
-
-def test_a_bare_number_still_answers_a_measure_when_no_unit_is_written():
-    query = "How deep is Lake Tessel?"
-    assert passage_answer(query, "number", ["Lake Tessel reaches a depth of 312."])[1] == "312"
-
-
-def test_a_count_question_keeps_bare_numbers():
-    query = "How many islands does Lake Tessel have?"
-    ranked = ["Lake Tessel has 14 islands, the largest 3 km long."]
-    assert passage_answer(query, "number", ranked)[1].startswith("14")
-
-
-def test_a_bare_value_the_question_s_words_anchor_still_answers_beside_units():
-    query = "What is the boiling point of tarnol?"
-    ranked = ["We heat tarnol to 95 °C, about 20 degrees over its boiling point of 75."]
-    assert passage_answer(query, "number", ranked)[1] == "75"
+@pytest.mark.parametrize(
+    ("query", "ranked", "answer"),
+    [
+        # a heading's count does not answer a measure the passage writes with its unit
+        ("How deep is Lake Tessel?",
+         ["Have you heard that Lake Tessel is 312 metres deep at its centre?",
+          "Seven reasons to visit Lake Tessel"], "312 metres"),
+        # no unit written anywhere: the bare number still answers
+        ("How deep is Lake Tessel?", ["Lake Tessel reaches a depth of 312."], "312"),
+        # a count keeps its bare numbers
+        ("How many islands does Lake Tessel have?",
+         ["Lake Tessel has 14 islands, the largest 3 km long."], "14"),
+        # a value the question's own words anchor answers beside values with units
+        ("What is the boiling point of tarnol?",
+         ["We heat tarnol to 95 °C, about 20 degrees over its boiling point of 75."], "75"),
+    ],
+)  # fmt: skip
+def test_a_measure_reads_a_value_written_in_its_unit_before_a_bare_number(query, ranked, answer):
+    assert passage_answer(query, "number", ranked)[1] == answer
