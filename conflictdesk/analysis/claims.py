@@ -37,7 +37,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from conflictdesk import vocabulary as vocab
@@ -475,11 +475,11 @@ def passage_answer(
     construction (`stated.stated_answer`: a copula's other side, a passive's agent, ...),
     else the span of the first of them nearest the question's words; None when no sentence
     holds one. Past the anchored values, a measure question whose passage writes a value with
-    its unit somewhere reads no bare number (`written_dimension`)."""
+    its unit somewhere reads no bare number (`in_written_unit`)."""
     if kind == "sentence":
         return f"sent:{tx.normalise_span(ranked[0])}", ranked[0], "sentence", ranked[0]
     stating = [s for s in sorted(ranked, key=asks) if states_something(s)]  # statements first
-    found: Iterable[tuple[str, list[Span]]] = [
+    found: list[tuple[str, list[Span]]] = [
         (s, answer_spans(s, kind, query, known_capitals, measured)) for s in stating
     ]
     if kind in ("number", "date"):
@@ -487,9 +487,8 @@ def passage_answer(
             anchored = anchored_value(sentence, spans, query, kind)
             if anchored is not None:
                 return anchored[1], anchored[2], anchored[3], sentence
-        unit = written_dimension(query, kind, found) if measured else None
-        if unit is not None:  # no value its own words anchor: a bare number must not answer
-            found = [(sentence, in_unit(sentence, spans, unit)) for sentence, spans in found]
+        if kind == "number" and measured:  # no value its own words anchor
+            found = in_written_unit(query, found)
     elif kind in ("entity", "any"):
         for sentence, spans in found:
             agent = anchored_agent(sentence, spans, query)
@@ -512,28 +511,31 @@ def passage_answer(
     return key, surface, span_kind, sentence
 
 
-def written_dimension(
-    query: str, kind: str, read_spans: Sequence[tuple[str, list[Span]]]
-) -> str | None:
-    """The measure a number question asks for ("How tall": a length) when the passage writes
-    a value of it with its unit somewhere; then a bare number elsewhere in the passage (a
-    count in a heading, "Ten facts about ...") does not answer it. None otherwise."""
-    asked = asked_dimension(query) if kind == "number" else None
+def in_written_unit(
+    query: str, found: list[tuple[str, list[Span]]]
+) -> list[tuple[str, list[Span]]]:
+    """For a question asking for a measure ("How tall": a length) whose passage writes a value
+    of it with its unit somewhere, each sentence's spans without the bare numbers (a count in
+    a heading, "Ten facts about ..." does not answer it); `found` unchanged otherwise."""
+    asked = asked_dimension(query)
     if asked not in MEASURED:
-        return None
-    written = any(
-        span[3] == "number" for s, spans in read_spans for span in in_unit(s, spans, asked)
-    )
-    return asked if written else None
+        return found
+    kept = [(sentence, _in_unit(sentence, spans, asked)) for sentence, spans in found]
+    written = any(span[3] == "number" for _, spans in kept for span in spans)
+    return kept if written else found
 
 
-def in_unit(sentence: str, spans: list[Span], dimension: str) -> list[Span]:
+def _in_unit(sentence: str, spans: list[Span], dimension: str) -> list[Span]:
     """The number spans of `sentence` written with a unit of `dimension`; other kinds kept."""
-    return [
-        span for span in spans
-        if span[3] != "number" or span_dimension(sentence, span[0], span[0] + len(span[2]))
-        == dimension
-    ]  # fmt: skip
+    out = []
+    for span in spans:
+        start, _, surface, span_kind = span
+        if (
+            span_kind != "number"
+            or span_dimension(sentence, start, start + len(surface)) == dimension
+        ):
+            out.append(span)
+    return out
 
 
 # how many of a passage's most relevant sentences holding a span are searched for one a
