@@ -26,7 +26,10 @@ from conflictdesk.analysis.quantities import UNIT_DIMENSIONS
 LENGTH, MASS, VOLUME, TEMPERATURE, TIME, AREA, PERCENT, MONEY, COUNT = (
     "length", "mass", "volume", "temperature", "time", "area", "percent", "money", "count",
 )  # fmt: skip
-MEASURED = (LENGTH, MASS, VOLUME, TEMPERATURE, TIME, AREA, PERCENT, MONEY)
+SPEED, POWER, ENERGY, CHARGE, DATA = "speed", "power", "energy", "charge", "data"
+MEASURED = (
+    LENGTH, MASS, VOLUME, TEMPERATURE, TIME, AREA, PERCENT, MONEY, SPEED, POWER, ENERGY, CHARGE, DATA,
+)  # fmt: skip
 
 # unit word (lower case, as written after the number) -> dimension: the units `quantities`
 # converts, and spellings and dimensions it does not (time, area, percent, money)
@@ -56,7 +59,8 @@ _UNIT_DIMENSION: dict[str, str] = {
 # fmt: on
 _CURRENCY_SIGNS = frozenset("$€£¥")
 _UNIT_AFTER = re.compile(
-    r"^(?:\s?-\s?|\s)?(square \w+|cubic \w+|nautical miles|per cent|°[cf]|[%²]|[a-zµ]+²?)",
+    r"^(?:\s?-\s?|\s)?(square \w+|cubic \w+|nautical miles|per cent|°[cf]|[%²]|km/hr?\b|m/s\b"
+    r"|[a-zµ]+²?)",
     re.IGNORECASE,
 )
 _TIME_PREPOSITIONS = frozenset(("in", "since", "from", "until", "till", "by", "before", "after",
@@ -93,6 +97,10 @@ _ASKED: tuple[tuple[tuple[str, ...], str], ...] = (
     (("fees",), MONEY), (("fine",), MONEY), (("penalty",), MONEY), (("salary",), MONEY),
     (("wage",), MONEY), (("worth",), MONEY), (("revenue",), MONEY), (("budget",), MONEY),
     (("income",), MONEY),
+    (("how", "fast"), SPEED), (("speed",), SPEED), (("velocity",), SPEED),
+    (("power",), POWER), (("wattage",), POWER), (("horsepower",), POWER),
+    (("battery", "capacity"), CHARGE), (("energy",), ENERGY), (("storage",), DATA),
+    (("warranty",), TIME), (("guarantee",), TIME),
 )
 # fmt: on
 

@@ -6,8 +6,9 @@ writer gave it (half a unit of its last written digit, in the base unit). Two qu
 agree (`same_quantity`) when they share a dimension and differ by no more than the coarser
 one's precision: "3.4 km" (± 50 m) agrees with "3,412 m", "1,180 °C" does not with
 "1,170 °C". The unit table is a closed list of measurement units (length, mass, volume,
-temperature; metric and imperial); a number without a unit has none and compares only by its
-written value. "pounds" is left out (also a currency), and so is "in" (also a preposition)."""
+temperature, time, speed, power, energy, charge, digital storage; metric and imperial), so "24 months"
+agrees with "2 years" and a hyphenated unit ("2-year") is its unit; a number without a unit
+has none and compares only by its written value. "pounds" is left out (also a currency), and so is "in" (also a preposition)."""
 
 from __future__ import annotations
 
@@ -39,9 +40,42 @@ _UNITS: dict[str, tuple[str, float, float]] = {
     **dict.fromkeys(("litre", "litres"), ("volume", 1.0, 0.0)),
     "°c": ("temperature", 1.0, 0.0),
     "°f": ("temperature", 5 / 9, -32 * 5 / 9),
+    # time in seconds (a month is a twelfth of the mean Gregorian year)
+    **dict.fromkeys(("sec", "secs", "second", "seconds"), ("time", 1.0, 0.0)),
+    **dict.fromkeys(("min", "mins", "minute", "minutes"), ("time", 60.0, 0.0)),
+    **dict.fromkeys(("hr", "hrs", "hour", "hours"), ("time", 3600.0, 0.0)),
+    **dict.fromkeys(("day", "days"), ("time", 86400.0, 0.0)),
+    **dict.fromkeys(("week", "weeks"), ("time", 7 * 86400.0, 0.0)),
+    **dict.fromkeys(("month", "months"), ("time", 365.2425 / 12 * 86400.0, 0.0)),
+    **dict.fromkeys(("year", "years", "yr", "yrs"), ("time", 365.2425 * 86400.0, 0.0)),
+    **dict.fromkeys(("decade", "decades"), ("time", 3652.425 * 86400.0, 0.0)),
+    # speed in metres per second
+    **dict.fromkeys(("km/h", "kph", "kmh", "km/hr"), ("speed", 1 / 3.6, 0.0)),
+    **dict.fromkeys(("mph",), ("speed", 0.44704, 0.0)),
+    **dict.fromkeys(("m/s",), ("speed", 1.0, 0.0)),
+    **dict.fromkeys(("knot", "knots"), ("speed", 1852 / 3600, 0.0)),
+    # power in watts
+    **dict.fromkeys(("w", "watt", "watts"), ("power", 1.0, 0.0)),
+    **dict.fromkeys(("kw", "kilowatt", "kilowatts"), ("power", 1e3, 0.0)),
+    **dict.fromkeys(("mw", "megawatt", "megawatts"), ("power", 1e6, 0.0)),
+    **dict.fromkeys(("gw", "gigawatt", "gigawatts"), ("power", 1e9, 0.0)),
+    **dict.fromkeys(("hp", "horsepower"), ("power", 745.69987, 0.0)),
+    # energy in watt-hours
+    **dict.fromkeys(("wh",), ("energy", 1.0, 0.0)),
+    **dict.fromkeys(("kwh",), ("energy", 1e3, 0.0)),
+    **dict.fromkeys(("mwh",), ("energy", 1e6, 0.0)),
+    **dict.fromkeys(("gwh",), ("energy", 1e9, 0.0)),
+    # electric charge (a battery's capacity) in milliampere-hours
+    **dict.fromkeys(("mah",), ("charge", 1.0, 0.0)),
+    **dict.fromkeys(("ah",), ("charge", 1e3, 0.0)),
+    # digital storage in bytes (decimal prefixes, as device makers write them)
+    **dict.fromkeys(("kb", "kilobyte", "kilobytes"), ("data", 1e3, 0.0)),
+    **dict.fromkeys(("mb", "megabyte", "megabytes"), ("data", 1e6, 0.0)),
+    **dict.fromkeys(("gb", "gigabyte", "gigabytes"), ("data", 1e9, 0.0)),
+    **dict.fromkeys(("tb", "terabyte", "terabytes"), ("data", 1e12, 0.0)),
 }
 # fmt: on
-# unit -> its dimension ("length", "mass", "volume", "temperature"): what `dimensions` reads
+# unit -> its dimension ("length", "mass", "time", "speed", ...): what `dimensions` reads
 UNIT_DIMENSIONS: dict[str, str] = {unit: spec[0] for unit, spec in _UNITS.items()}
 _SPAN = re.compile(r"^\s*(\d[\d,]*(?:\.(\d+))?)\s*(.*?)\s*$")
 
@@ -58,7 +92,7 @@ def quantity(surface: str) -> Quantity | None:
     match = _SPAN.match(surface)
     if not match:
         return None
-    unit = _UNITS.get(match.group(3).lower())
+    unit = _UNITS.get(" ".join(match.group(3).lower().lstrip("-").split()))
     if unit is None:
         return None
     dimension, factor, offset = unit

@@ -33,6 +33,7 @@ from conflictdesk.analysis.evidence_signals import (
     side_signals,
     support_signals,
 )
+from conflictdesk.analysis.quantities import quantity
 from conflictdesk.analysis.types import (
     Cluster,
     ConflictScore,
@@ -230,19 +231,22 @@ def _dissent_features(
 
 
 def _numeric_spread(counts: Counter[str]) -> float:
-    """log of the ratio of the largest to the smallest numeric answer (0 without two)."""
-    values = []
-    for answer in counts:
-        found = tx.numbers(answer)
-        if found:
-            try:
-                values.append(abs(float(found[0].replace(",", ""))))
-            except ValueError:
-                continue
+    """log of the ratio of the largest to the smallest numeric answer (0 without two): in
+    the dimension's base unit when every one is a quantity of the same dimension ("24
+    months" and "10 years"), else as written ("2,841 m" is 2841)."""
+    found = [spans[0] for answer in counts if (spans := tx.numbers(answer))]
+    stated = [quantity(span) for span in found]
+    if stated and all(q is not None for q in stated) and len({q.dimension for q in stated}) == 1:
+        values = [abs(q.value) for q in stated if q is not None]
+    else:
+        values = [float(m.group(0)) for span in found if (m := _LEADING_NUMBER.match(span))]
     values = [v for v in values if v > 0]
     if len(values) < 2:
         return 0.0
     return min(math.log(max(values) / min(values)), 3.0)
+
+
+_LEADING_NUMBER = re.compile(r"\d+(?:\.\d+)?")  # spans are normalised: no thousands commas
 
 
 def _nli_features(
