@@ -30,6 +30,14 @@ def test_quantity_reads_value_unit_and_written_precision():
         ("2,741 m", "3,741 metres", False),
         ("250 mg", "250 ml", False),  # another dimension
         ("3.4 km", "3,480 m", False),
+        ("24 months", "2 years", True),
+        ("2-year", "24 months", True),  # a hyphenated unit is the unit
+        ("10 years", "2 years", False),
+        ("100 km/h", "62 mph", True),
+        ("45 W", "0.045 kW", True),
+        ("45 W", "45 Wh", False),  # power is not energy
+        ("1 TB", "1,000 GB", True),
+        ("4,600 mAh", "4.6 Ah", True),
     ],
 )
 def test_same_quantity_within_the_coarser_precision(a, b, same):
@@ -75,3 +83,16 @@ def test_number_spans_keep_imperial_units():
     text = "At 24.7 lb it weighs 11.2 kg; 5 inches (12.7 cm) wide and 3 oz of battery."
     assert [m.group(0) for m in tx.NUMBER.finditer(text)] == [
         "24.7 lb", "11.2 kg", "5 inches", "12.7 cm", "3 oz"]  # fmt: skip
+
+
+def test_two_years_and_twenty_four_months_are_one_candidate_answer():
+    passages = [
+        Passage(0, "The Orvane dryer comes with a 2-year guarantee on parts and labour."),
+        Passage(1, "Standard warranty on the Orvane dryer: 24 months parts and labour."),
+        Passage(2, "The Orvane dryer's motor is covered for 10 years."),
+    ]
+    query = "How long is the warranty on the Orvane dryer?"
+    ranked = {p.id: [p.text] for p in passages}
+    frame, _ = frame_query(query, passages, ranked, {0: 1.0, 1: 1.0, 2: 1.0})
+    assert [sorted(c.passage_ids) for c in frame.candidates] == [[0, 1], [2]]
+    assert frame.candidates[1].text == "10 years"

@@ -97,3 +97,10 @@ def test_versions_are_read_whole_and_never_joined_into_a_range():
     text = "Upgrade from 1.3.3 to 2.0.1 first; 600-800 IU; Tessaline 3.0.0 is stable."
     keys = [key for _, _, key in number_ranges(text)]
     assert keys == ["num:1.3.3", "num:2.0.1", "num:600-800", "num:3.0.0"]
+
+
+def test_units_of_speed_power_charge_storage_and_time_belong_to_the_number():
+    text = "It tops out at 120 km/h, charges at 45 W, holds 4,600 mAh and 512 GB for 24 months."
+    assert tx.numbers(text) == ["120 km/h", "45 w", "4600 mah", "512 gb", "24 months"]
+    # a hyphenated unit is read, but not inside a longer compound ("15-year-olds")
+    assert tx.numbers("a 2-year guarantee for 15-year-olds") == ["2-year", "15"]

@@ -188,3 +188,15 @@ def test_no_subject_filter_when_no_passage_names_the_subject():
 def test_conflict_type_enum_order_is_the_model_column_order():
     assert default_type_model().classes == TYPE_ORDER
     assert TYPE_ORDER[0] is ConflictType.NO_CONFLICT
+
+
+def test_numeric_spread_reads_answers_with_units_in_one_unit():
+    from collections import Counter
+
+    from conflictdesk.analysis.typing_features import _numeric_spread
+
+    # 24 months and 2 years are one value; a tenfold gap is log 10 wherever the unit is
+    assert _numeric_spread(Counter({"24 months": 1, "2 years": 1})) == pytest.approx(0.0)
+    assert _numeric_spread(Counter({"412 m": 2, "4120 m": 1})) == pytest.approx(np.log(10))
+    assert _numeric_spread(Counter({"41": 1, "4.1": 1})) == pytest.approx(np.log(10))
+    assert _numeric_spread(Counter({"2841 m": 1})) == 0.0  # one answer has no spread

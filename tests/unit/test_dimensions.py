@@ -33,6 +33,11 @@ NUMBER = re.compile(r"[\d,.]*\d%?")
         ("What is the number of seats in the hall?", dim.COUNT),
         ("How long is the Emsworth canal?", None),  # a length or a time
         ("What is the capacity of the arena?", None),
+        ("What is the speed limit on the coast road?", dim.SPEED),
+        ("How fast does the ferry go?", dim.SPEED),
+        ("What is the maximum charging power of the tablet?", dim.POWER),
+        ("What is the battery capacity of the earbuds?", dim.CHARGE),
+        ("How long is the warranty on the dryer?", dim.TIME),
     ],
 )
 def test_asked_dimension(query: str, expected: str | None) -> None:
@@ -54,6 +59,11 @@ def _span(text: str, surface: str) -> tuple[int, int]:
         ("Turnout was 61 percent.", "61 percent", dim.PERCENT),
         ("The hall seats 900 people.", "900", None),
         ("It holds 4,000.", "4,000", None),
+        ("The limit is 80 km/h here.", "80", dim.SPEED),
+        ("It charges at 65 W.", "65", dim.POWER),
+        ("A 5,000 mAh cell.", "5,000", dim.CHARGE),
+        ("With 256 GB of storage.", "256", dim.DATA),
+        ("Covered by a 3-year warranty.", "3", dim.TIME),
     ],
 )
 def test_span_dimension(text: str, surface: str, expected: str | None) -> None:
@@ -161,3 +171,14 @@ def test_a_count_is_whole_or_scaled_and_no_rate():
     assert dim.is_count("2.4 million visitors", 0, 3) is True
     assert dim.is_count("8 deaths per 1,000 births", 0, 1) is False
     assert dim.is_count("61 per cent of voters", 0, 2) is True  # a percentage: its unit decides
+
+
+def test_a_speed_question_reads_the_speed_not_the_distance() -> None:
+    passages = [
+        Passage(0, "The coast road is 42 km long and the limit on it is 80 km/h."),
+        Passage(1, "Drivers on the 42 km coast road must keep to 80 km/h."),
+    ]
+    query = "What is the speed limit on the coast road?"
+    ranked = {p.id: [p.text] for p in passages}
+    frame, _ = frame_query(query, passages, ranked, {0: 1.0, 1: 1.0})
+    assert [c.text for c in frame.candidates] == ["80 km/h"]
