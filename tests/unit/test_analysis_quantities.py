@@ -53,18 +53,22 @@ def test_merge_moves_the_less_voted_unit_to_the_more_voted():
     assert votes["num:214"] == 3.0
 
 
-def test_one_length_in_two_units_is_one_candidate_answer():
-    passages = [
-        Passage(0, "The Zembrook river is 214 km long from source to sea."),
-        Passage(1, "From its source the Zembrook river is 133 miles long."),
-        Passage(2, "The Zembrook river is 180 km long, says an old atlas."),
-    ]
-    query = "How long is the Zembrook river?"
+def _candidates(query: str, texts: list[str]) -> list[tuple[str, list[int]]]:
+    passages = [Passage(i, text) for i, text in enumerate(texts)]
     ranked = {p.id: [p.text] for p in passages}
-    frame, _ = frame_query(query, passages, ranked, {0: 1.0, 1: 1.0, 2: 1.0})
-    assert [(c.text, c.passage_ids) for c in frame.candidates] == [
-        ("214 km", (0, 1)),
-        ("180 km", (2,)),
+    frame, _ = frame_query(query, passages, ranked, {p.id: 1.0 for p in passages})
+    return [(c.text, sorted(c.passage_ids)) for c in frame.candidates]
+
+
+def test_one_length_in_two_units_is_one_candidate_answer():
+    texts = [
+        "The Zembrook river is 214 km long from source to sea.",
+        "From its source the Zembrook river is 133 miles long.",
+        "The Zembrook river is 180 km long, says an old atlas.",
+    ]
+    assert _candidates("How long is the Zembrook river?", texts) == [
+        ("214 km", [0, 1]),
+        ("180 km", [2]),
     ]
 
 
@@ -86,13 +90,11 @@ def test_number_spans_keep_imperial_units():
 
 
 def test_two_years_and_twenty_four_months_are_one_candidate_answer():
-    passages = [
-        Passage(0, "The Orvane dryer comes with a 2-year guarantee on parts and labour."),
-        Passage(1, "Standard warranty on the Orvane dryer: 24 months parts and labour."),
-        Passage(2, "The Orvane dryer's motor is covered for 10 years."),
+    texts = [
+        "The Orvane dryer comes with a 2-year guarantee on parts and labour.",
+        "Standard warranty on the Orvane dryer: 24 months parts and labour.",
+        "The Orvane dryer's motor is covered for 10 years.",
     ]
-    query = "How long is the warranty on the Orvane dryer?"
-    ranked = {p.id: [p.text] for p in passages}
-    frame, _ = frame_query(query, passages, ranked, {0: 1.0, 1: 1.0, 2: 1.0})
-    assert [sorted(c.passage_ids) for c in frame.candidates] == [[0, 1], [2]]
-    assert frame.candidates[1].text == "10 years"
+    found = _candidates("How long is the warranty on the Orvane dryer?", texts)
+    assert [ids for _, ids in found] == [[0, 1], [2]]
+    assert found[1][0] == "10 years"

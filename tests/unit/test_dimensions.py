@@ -174,11 +174,11 @@ def test_a_count_is_whole_or_scaled_and_no_rate():
 
 
 def test_a_speed_question_reads_the_speed_not_the_distance() -> None:
-    passages = [
-        Passage(0, "The coast road is 42 km long and the limit on it is 80 km/h."),
-        Passage(1, "Drivers on the 42 km coast road must keep to 80 km/h."),
-    ]
-    query = "What is the speed limit on the coast road?"
-    ranked = {p.id: [p.text] for p in passages}
-    frame, _ = frame_query(query, passages, ranked, {0: 1.0, 1: 1.0})
+    frame, _ = _frame(
+        "What is the speed limit on the coast road?",
+        [
+            "The coast road is 42 km long and the limit on it is 80 km/h.",
+            "Drivers on the 42 km coast road must keep to 80 km/h.",
+        ],
+    )
     assert [c.text for c in frame.candidates] == ["80 km/h"]
