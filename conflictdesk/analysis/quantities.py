@@ -6,9 +6,10 @@ writer gave it (half a unit of its last written digit, in the base unit). Two qu
 agree (`same_quantity`) when they share a dimension and differ by no more than the coarser
 one's precision: "3.4 km" (± 50 m) agrees with "3,412 m", "1,180 °C" does not with
 "1,170 °C". The unit table is a closed list of measurement units (length, mass, volume,
-temperature, time, speed, power, energy, charge, digital storage; metric and imperial), so "24 months"
-agrees with "2 years" and a hyphenated unit ("2-year") is its unit; a number without a unit
-has none and compares only by its written value. "pounds" is left out (also a currency), and so is "in" (also a preposition)."""
+temperature, time, speed, power, energy, charge, digital storage; metric and imperial), so
+"24 months" agrees with "2 years" and a hyphenated unit ("2-year") is its unit; a number
+without a unit has none and compares only by its written value. "pounds" is left out (also a
+currency), and so is "in" (also a preposition)."""
 
 from __future__ import annotations
 
