@@ -32,7 +32,8 @@ MEASURED = (
 )  # fmt: skip
 
 # unit word (lower case, as written after the number) -> dimension: the units `quantities`
-# converts, and spellings and dimensions it does not (time, area, percent, money)
+# converts (time, speed, power, ... among them), and spellings and dimensions it does not
+# (area, percent, money)
 # fmt: off
 _UNIT_DIMENSION: dict[str, str] = {
     **UNIT_DIMENSIONS,
@@ -43,11 +44,6 @@ _UNIT_DIMENSION: dict[str, str] = {
         "cubic metres", "cubic meters",
     ), VOLUME),
     **dict.fromkeys(("degrees", "degree", "kelvin"), TEMPERATURE),
-    **dict.fromkeys((
-        "second", "seconds", "minute", "minutes", "min", "mins", "hour", "hours", "hr", "hrs",
-        "day", "days", "week", "weeks", "month", "months", "year", "years", "decade",
-        "decades", "century", "centuries",
-    ), TIME),
     **dict.fromkeys((
         "acre", "acres", "hectare", "hectares", "ha", "km²", "m²", "square miles",
         "square kilometres", "square kilometers", "square metres", "square meters",

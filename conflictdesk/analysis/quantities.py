@@ -50,6 +50,7 @@ _UNITS: dict[str, tuple[str, float, float]] = {
     **dict.fromkeys(("month", "months"), ("time", 365.2425 / 12 * 86400.0, 0.0)),
     **dict.fromkeys(("year", "years", "yr", "yrs"), ("time", 365.2425 * 86400.0, 0.0)),
     **dict.fromkeys(("decade", "decades"), ("time", 3652.425 * 86400.0, 0.0)),
+    **dict.fromkeys(("century", "centuries"), ("time", 36524.25 * 86400.0, 0.0)),
     # speed in metres per second
     **dict.fromkeys(("km/h", "kph", "kmh", "km/hr"), ("speed", 1 / 3.6, 0.0)),
     **dict.fromkeys(("mph",), ("speed", 0.44704, 0.0)),

@@ -16,11 +16,11 @@ from conflictdesk.vocabulary import ABBREVIATIONS, NON_ENTITY_CAPITALS, content_
 NUMBER = re.compile(
     r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+){0,2}(?!\.\d)(?:(?:\s|-)?(?:%|percent|per cent|"
     r"km/hr?|kph|mph|m/s|knots|kWh|MWh|GWh|Wh|kW|watts?|kilowatts?|megawatts?|hp|horsepower|mAh|"
-    r"GB|MB|TB|kB|gigabytes?|megabytes?|terabytes?|months?|weeks?|year|day|hours?|minutes?|"
+    r"GB|MB|TB|kB|gigabytes?|megabytes?|terabytes?|months?|weeks?|years?|days?|hours?|minutes?|"
     r"seconds?|decades?|W|million|"
     r"billion|thousand|km|kilometres|kilometers|miles|metres|meters|m|kg|tonnes|tons|IU|mg|"
-    r"µg|mcg|micrograms?|milligrams?|grams?|g|ml|millilitres?|litres?|mmHg|years|days|hours|minutes|people|countries|degrees|°C|°F|feet|ft|acres|"
-    r"hectares|GW|MW|kWh|km²|square miles|square kilometres|dollars|euros|USD|cm|mm|centimetres|"
+    r"µg|mcg|micrograms?|milligrams?|grams?|g|ml|millilitres?|litres?|mmHg|people|countries|degrees|°C|°F|feet|ft|acres|"
+    r"hectares|GW|MW|km²|square miles|square kilometres|dollars|euros|USD|cm|mm|centimetres|"
     r"centimeters|millimetres|millimeters|inches|inch|yards|yd|lb|lbs|oz|ounces)\b(?!-))?\b",
     re.IGNORECASE,
 )

@@ -233,7 +233,7 @@ def _dissent_features(
 def _numeric_spread(counts: Counter[str]) -> float:
     """log of the ratio of the largest to the smallest numeric answer (0 without two): in
     the dimension's base unit when every one is a quantity of the same dimension ("24
-    months" and "10 years"), else as written ("2,841 m" is 2841)."""
+    months" and "10 years"), else as written ("2,841 m" is 2841; a version "2.4.1" is none)."""
     found = [spans[0] for answer in counts if (spans := tx.numbers(answer))]
     stated = [quantity(span) for span in found]
     if stated and all(q is not None for q in stated) and len({q.dimension for q in stated}) == 1:
@@ -246,7 +246,9 @@ def _numeric_spread(counts: Counter[str]) -> float:
     return min(math.log(max(values) / min(values)), 3.0)
 
 
-_LEADING_NUMBER = re.compile(r"\d+(?:\.\d+)?")  # spans are normalised: no thousands commas
+# an answer's number without its unit; spans are normalised (no thousands commas) and a
+# version ("2.4.1") is no number
+_LEADING_NUMBER = re.compile(r"\d+(?:\.\d+)?(?![\d.])")
 
 
 def _nli_features(

@@ -200,3 +200,7 @@ def test_numeric_spread_reads_answers_with_units_in_one_unit():
     assert _numeric_spread(Counter({"412 m": 2, "4120 m": 1})) == pytest.approx(np.log(10))
     assert _numeric_spread(Counter({"41": 1, "4.1": 1})) == pytest.approx(np.log(10))
     assert _numeric_spread(Counter({"2841 m": 1})) == 0.0  # one answer has no spread
+    assert _numeric_spread(Counter({"2.4.1": 1, "3.0.0": 1})) == 0.0  # versions are no numbers
+    assert _numeric_spread(Counter({"2841 m": 1, "4120 metres": 1})) == pytest.approx(
+        np.log(4120 / 2841)
+    )
