@@ -52,6 +52,7 @@ from conflictdesk.analysis.dates import (
     without_dates,
 )
 from conflictdesk.analysis.dimensions import (
+    CLOCK,
     MEASURED,
     NUMBER_WORDS,
     asked_dimension,
@@ -251,10 +252,13 @@ def answer_kind(query: str) -> str:
     """ "date" | "number" | "entity" | "sentence" | "any": what a wh-question asks for. A
     "what is the <attribute> of X?" question asks for a date when its attribute is one ("the
     birth date"), for a number when it is a count ("the number of seats", "the episode count")
-    or names a measure (`dimensions.asked_dimension`: "the length", "the total population")."""
+    or names a measure (`dimensions.asked_dimension`: "the length", "the total population"),
+    and for a number (a time of day) when it asks what time or what hours."""
     lowered = " ".join(vocab.words(query))
     padded = f" {lowered} "
     if any(f" {phrase} " in padded for phrase in NUMBER_PHRASES):
+        return "number"
+    if asked_dimension(query) == CLOCK:  # "What time ...?", "What are the opening hours ...?"
         return "number"
     if lowered.startswith(DATE_PREFIXES):
         return "date"

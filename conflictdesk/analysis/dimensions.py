@@ -18,17 +18,20 @@ The word lists are general measurement vocabulary, not read off any document."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from conflictdesk import vocabulary as vocab
-from conflictdesk.analysis.quantities import UNIT_DIMENSIONS
+from conflictdesk.analysis.quantities import UNIT_DIMENSIONS, clock_minutes
 
 LENGTH, MASS, VOLUME, TEMPERATURE, TIME, AREA, PERCENT, MONEY, COUNT = (
     "length", "mass", "volume", "temperature", "time", "area", "percent", "money", "count",
 )  # fmt: skip
 SPEED, POWER, ENERGY, CHARGE, DATA = "speed", "power", "energy", "charge", "data"
+CLOCK = "clock"  # a time of day ("9am", "13:00"), `quantities.clock_minutes`
 MEASURED = (
     LENGTH, MASS, VOLUME, TEMPERATURE, TIME, AREA, PERCENT, MONEY, SPEED, POWER, ENERGY, CHARGE, DATA,
+    CLOCK,
 )  # fmt: skip
 
 # unit word (lower case, as written after the number) -> dimension: the units `quantities`
@@ -105,8 +108,10 @@ def asked_dimension(query: str) -> str | None:
     """The dimension a number question asks for, or None when its words do not say
     ("how long is X?" asks for a length or a time).
     "How many <unit>" asks for that unit's dimension; "how many <other things>" and
-    "number of" for a count."""
+    "number of" for a count; a time of day (`asks_clock`) for the clock."""
     words = vocab.words(query)
+    if asks_clock(words):
+        return CLOCK
     present = set(words)
     for i, word in enumerate(words[:-1]):
         if word == "how" and words[i + 1] == "many":
@@ -120,12 +125,37 @@ def asked_dimension(query: str) -> str | None:
     return None
 
 
+# "what time period / zone / frame" asks for no time of day
+_NOT_CLOCK_AFTER_TIME = frozenset(("period", "periods", "zone", "zones", "frame", "frames",
+                                   "limit", "limits", "span", "scale", "signature"))  # fmt: skip
+_CLOCK_NOUNS = frozenset(("hours", "times"))
+_NOUN_PHRASE_END = frozenset(("of", "at", "for", "on", "in", "during", "when"))
+
+
+def asks_clock(words: list[str]) -> bool:
+    """Whether a question (its words, lower case) asks for a time of day: "what time" or
+    "what hours" ("What time does X open?", "At what time ...?", "What hours is X open?"),
+    or "what are the ... hours / times" whose noun phrase ends in the plural ("What are the
+    Saturday opening hours of X?"); not "what time period" nor "how many hours"."""
+    for i, word in enumerate(words[:-1]):
+        if word in ("what", "which") and words[i + 1] in ("time", "hours"):
+            after = words[i + 2] if i + 2 < len(words) else ""
+            if words[i + 1] == "hours" or after not in _NOT_CLOCK_AFTER_TIME:
+                return True
+    if len(words) < 4 or words[0] != "what" or words[1] not in ("are", "were"):
+        return False
+    phrase = list(itertools.takewhile(lambda w: w not in _NOUN_PHRASE_END, words[2:]))
+    return len(phrase) >= 2 and phrase[-1] in _CLOCK_NOUNS
+
+
 def span_dimension(text: str, start: int, end: int) -> str | None:
     """The dimension of the number span text[start:end] from the unit written after it (in
     the span or joined by a hyphen: "20-inch") or a currency sign before it; None without one."""
     if start > 0 and text[start - 1] in _CURRENCY_SIGNS:
         return MONEY
     surface = text[start:end]
+    if clock_minutes(re.split(r"\s*(?:[–—-]|\bto\b|\btill\b|\buntil\b)\s*", surface)[0]) is not None:
+        return CLOCK  # a time of day, or a span of them ("09:00-13:00")
     number = re.match(r"[\d,]*\d(?:\.\d+)?", surface)
     rest = surface[number.end() :] if number else surface
     unit = _UNIT_AFTER.match(rest if rest.strip() else text[end : end + 24])

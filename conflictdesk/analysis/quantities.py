@@ -9,7 +9,8 @@ one's precision: "3.4 km" (± 50 m) agrees with "3,412 m", "1,180 °C" does not 
 temperature, time, speed, power, energy, charge, digital storage; metric and imperial), so
 "24 months" agrees with "2 years" and a hyphenated unit ("2-year") is its unit; a number
 without a unit has none and compares only by its written value. "pounds" is left out (also a
-currency), and so is "in" (also a preposition)."""
+currency), and so is "in" (also a preposition). A time of day ("9am", "9:30 p.m.", "13:00") is a
+quantity of the dimension "clock", in minutes after midnight, so "1pm" and "13:00" agree."""
 
 from __future__ import annotations
 
@@ -81,6 +82,14 @@ _UNITS: dict[str, tuple[str, float, float]] = {
 UNIT_DIMENSIONS: dict[str, str] = {unit: spec[0] for unit, spec in _UNITS.items()}
 _SPAN = re.compile(r"^\s*(\d[\d,]*(?:\.(\d+))?)\s*(.*?)\s*$")
 
+# A time of day: an hour with "am"/"pm" ("9am", "9:30 p.m.", "10.30am"), or hours and minutes
+# on the 24-hour clock ("09:00", "19:30"; not "3:33.08", a time with hundredths, nor "1:2:3").
+CLOCK = r"\d{1,2}(?:[:.][0-5]\d)?\s?(?:[ap]\.m\.?|[ap]m\b)|(?:[01]?\d|2[0-4]):[0-5]\d(?![\d:]|\.\d)"
+_CLOCK_TIME = re.compile(rf"(?<![\w.:])(?:{CLOCK})", re.IGNORECASE)
+_CLOCK_PARTS = re.compile(
+    r"^\s*(\d{1,2})(?:([:.])([0-5]\d))?\s?(?:([ap])\.?m\.?)?\s*$", re.IGNORECASE
+)
+
 
 @dataclass(frozen=True)
 class Quantity:
@@ -89,8 +98,44 @@ class Quantity:
     precision: float  # half a unit of the last written digit, in the base unit
 
 
+def clock_minutes(surface: str) -> int | None:
+    """Minutes after midnight of a time of day written alone ("9am" 540, "1:30 pm" 810,
+    "13:00" 780); None for anything else, a bare number included."""
+    match = _CLOCK_PARTS.match(surface)
+    if not match:
+        return None
+    hour, separator, minutes, half = match.groups()
+    if half is None and separator != ":":  # "9" or "9.30": a number, not a time
+        return None
+    hour, minute = int(hour), int(minutes or 0)
+    if half:
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if half.lower() == "p" else 0)
+    elif hour > 24 or (hour == 24 and minute):
+        return None
+    return hour % 24 * 60 + minute
+
+
+def clock_times(text: str) -> list[int]:
+    """Minutes after midnight of every time of day in `text`, in text order ("9am to 1pm":
+    [540, 780])."""
+    found = (clock_minutes(m.group(0)) for m in _CLOCK_TIME.finditer(text))
+    return [minutes for minutes in found if minutes is not None]
+
+
+def clock_key(surface: str) -> str | None:
+    """A time of day on the 24-hour clock ("9am" -> "09:00"), None when it is none."""
+    minutes = clock_minutes(surface)
+    return None if minutes is None else f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+
 def quantity(surface: str) -> Quantity | None:
-    """The quantity a number span states; None without a unit of the table."""
+    """The quantity a number span states; None without a unit of the table. A time of day is
+    a quantity of the dimension "clock" (minutes after midnight, written to the minute)."""
+    minutes = clock_minutes(surface)
+    if minutes is not None:
+        return Quantity("clock", float(minutes), 0.5)
     match = _SPAN.match(surface)
     if not match:
         return None

@@ -8,6 +8,7 @@ import re
 
 from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import text as tx
+from conflictdesk.analysis.quantities import clock_key
 
 Span = tuple[int, str, str, str]  # (start, key, surface, kind), as `claims.answer_spans`
 
@@ -49,11 +50,16 @@ def number_ranges(text: str) -> list[tuple[int, int, str]]:
     ("600–800 IU", "2.1 to 2.4 metres", "between 5 and 10 kg": key "num:600-800"): two
     numbers joined by a dash, "to", or "and" after "between", the first smaller, with no
     unit or the second's. "dropped from 300 to 75" is a change, not a range: only its new
-    value is read."""
+    value is read. A time of day is keyed on the 24-hour clock ("9am" is "num:09:00"), and
+    two joined by a dash, "to", "till" or "until" are one span of time ("9am to 1pm",
+    "09:00-13:00": key "num:09:00-13:00"; "22:00-02:00" runs past midnight)."""
     found = []
     for match in tx.NUMBER.finditer(text):
+        clock = clock_key(match.group(0))
         value = re.match(r"[\d,]+(?:\.\d+)*", match.group(0).strip())
-        if value:
+        if clock is not None:
+            found.append((match.start(), match.end(), clock))
+        elif value:
             found.append((match.start(), match.end(), value.group(0).replace(",", "")))
     out, i = [], 0
     while i < len(found):
@@ -72,12 +78,16 @@ def number_ranges(text: str) -> list[tuple[int, int, str]]:
 
 
 _RANGE_JOIN = re.compile(r"^\s*(?:[–—-]|to)\s*$", re.IGNORECASE)
+_CLOCK_JOIN = re.compile(r"^\s*(?:[–—-]|to|till|until)\s*$", re.IGNORECASE)
 _BETWEEN = re.compile(r"\bbetween\s+$", re.IGNORECASE)
 _FROM = re.compile(r"\bfrom\s+$", re.IGNORECASE)
 
 
 def _is_range(text: str, first: tuple[int, int, str], second: tuple[int, int, str]) -> bool:
     before, between = text[: first[0]], text[first[1] : second[0]]
+    clocks = [":" in value for value in (first[2], second[2])]
+    if any(clocks):  # a span of time needs two times of day, in any order
+        return all(clocks) and bool(_CLOCK_JOIN.match(between))
     if _BETWEEN.search(before):
         joined = between.strip().lower() in ("and", "-", "–", "—")
     else:

@@ -10,10 +10,12 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from conflictdesk.analysis.quantities import CLOCK
 from conflictdesk.text import split_sentences
 from conflictdesk.vocabulary import ABBREVIATIONS, NON_ENTITY_CAPITALS, content_words
 
 NUMBER = re.compile(
+    rf"(?<![\w.:])(?:{CLOCK})|"  # a time of day ("9am", "13:00": `quantities.clock_minutes`)
     r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+){0,2}(?!\.\d)(?:(?:\s|-)?(?:%|percent|per cent|"
     r"km/hr?|kph|mph|m/s|knots|kWh|MWh|GWh|Wh|kW|watts?|kilowatts?|megawatts?|hp|horsepower|mAh|"
     r"GB|MB|TB|kB|gigabytes?|megabytes?|terabytes?|months?|weeks?|years?|days?|hours?|minutes?|"

@@ -16,7 +16,7 @@ from typing import Any
 
 from conflictdesk.analysis.dates import find_dates
 from conflictdesk.analysis.dimensions import NUMBER_WORDS, number_word_value
-from conflictdesk.analysis.quantities import quantity, same_quantity
+from conflictdesk.analysis.quantities import clock_times, quantity, same_quantity
 from conflictdesk.generation.types import AnswerSentence, SentenceRole
 from conflictdesk.metrics.cars import (
     CarsComponents,
@@ -211,7 +211,8 @@ def is_gold_answer(answer: str | None, gold: Sequence[str]) -> bool:
     "6 July 1840" answers "1840"), or one number, in digits or in words ("3" is "three"), or
     one name, with or without its initials ("James H. Meredith" is "James Meredith"), or one
     quantity in another unit, within the precision both are written to ("133 miles" is
-    "214 km": what the reader itself merges, `quantities.same_quantity`)."""
+    "214 km": what the reader itself merges, `quantities.same_quantity`), or the same times
+    of day in the same order ("09:00-13:00" is "9am to 1pm")."""
     if not answer:
         return False
     return (
@@ -221,7 +222,14 @@ def is_gold_answer(answer: str | None, gold: Sequence[str]) -> bool:
         or any(same_number(answer, g) for g in gold)
         or any(same_name(answer, g) for g in gold)
         or any(same_measure(answer, g) for g in gold)
+        or any(same_clock(answer, g) for g in gold)
     )
+
+
+def same_clock(answer: str, gold: str) -> bool:
+    """Whether both write the same times of day, in the same order, however written."""
+    times = clock_times(answer)
+    return bool(times) and times == clock_times(gold)
 
 
 def same_measure(answer: str, gold: str) -> bool:

@@ -98,3 +98,42 @@ def test_two_years_and_twenty_four_months_are_one_candidate_answer():
     found = _candidates("How long is the warranty on the Orvane dryer?", texts)
     assert [ids for _, ids in found] == [[0, 1], [2]]
     assert found[1][0] == "10 years"
+
+
+@pytest.mark.parametrize(
+    ("surface", "minutes"),
+    [("9am", 540), ("9 a.m.", 540), ("1:30 pm", 810), ("10.30am", 630), ("13:00", 780),
+     ("12am", 0), ("12pm", 720), ("24:00", 0), ("9", None), ("9.30", None), ("13pm", None),
+     ("25:00", None)],
+)  # fmt: skip
+def test_a_time_of_day_is_minutes_after_midnight(surface, minutes):
+    from conflictdesk.analysis.quantities import clock_minutes
+
+    assert clock_minutes(surface) == minutes
+    if minutes is not None:
+        assert quantity(surface) == quantity(f"{minutes // 60:02d}:{minutes % 60:02d}")
+
+
+def test_times_of_day_are_number_spans_and_a_span_of_them_is_one_range():
+    from conflictdesk.analysis import text as tx
+    from conflictdesk.analysis.ranges import number_ranges
+
+    text = "Mon-Fri 09:00-19:00; Sat 9am to 1 p.m.; bar 22:00 until 02:00; record 3:33.08"
+    assert [(text[a:b], key) for a, b, key in number_ranges(text)] == [
+        ("09:00-19:00", "num:09:00-19:00"),
+        ("9am to 1 p.m.", "num:09:00-13:00"),
+        ("22:00 until 02:00", "num:22:00-02:00"),  # past midnight
+        ("3", "num:3"),  # a race time with hundredths is no time of day
+        ("33.08", "num:33.08"),
+    ]
+    assert tx.numbers("9 amazing facts, 2:1 win") == ["9", "2", "1"]
+
+
+def test_opening_hours_are_read_and_one_span_of_time_however_written():
+    texts = [
+        "Wexbury Library, Market Street. Monday to Friday: 9:00-19:00. Saturday: 9:00-13:00.",
+        "On Saturdays the library opens from 9am to 1pm, and the cafe stays open until 4pm.",
+        "Saturday opening: 10:00-12:00, the old leaflet in the hall still says.",
+    ]
+    found = _candidates("What are the Saturday opening hours of Wexbury Library?", texts)
+    assert found == [("9:00-13:00", [0, 1]), ("10:00-12:00", [2])]

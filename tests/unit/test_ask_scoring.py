@@ -249,3 +249,12 @@ def test_a_number_or_a_name_is_gold_however_written(answer, gold, expected):
 )
 def test_a_quantity_is_gold_in_another_unit(answer, gold, expected):
     assert eval_ask.is_gold_answer(answer, [gold]) is expected
+
+
+def test_the_same_times_of_day_however_written_are_one_answer():
+    from conflictdesk.evaluation.ask_scoring import is_gold_answer
+
+    assert is_gold_answer("09:00-13:00", ["9am to 1pm"])
+    assert is_gold_answer("1:30 p.m.", ["13:30"])
+    assert not is_gold_answer("6 pm", ["8am to 6pm"])  # one end of the span is not the span
+    assert not is_gold_answer("09:00", ["9"])  # a bare number is no time of day

@@ -182,3 +182,26 @@ def test_a_speed_question_reads_the_speed_not_the_distance() -> None:
         ],
     )
     assert [c.text for c in frame.candidates] == ["80 km/h"]
+
+
+@pytest.mark.parametrize(
+    ("query", "clock"),
+    [("What time does the Orlen museum open?", True), ("At what time does the ferry leave?", True),
+     ("What hours is the pool open?", True), ("What are the Saturday opening hours of X?", True),
+     ("What time period is the Jurassic?", False), ("How many hours does the ferry take?", False),
+     ("What are the side effects of X?", False), ("What is the time limit for appeals?", False)],
+)  # fmt: skip
+def test_a_question_for_a_time_of_day_asks_for_the_clock(query: str, clock: bool) -> None:
+    from conflictdesk.analysis.claims import answer_kind
+
+    assert (dim.asked_dimension(query) == dim.CLOCK) is clock
+    if clock:
+        assert answer_kind(query) == "number"
+
+
+def test_a_time_of_day_is_no_count_and_no_duration() -> None:
+    text = "The gates open at 10 p.m. and the 12 km walk takes 3 hours."
+    spans = answer_spans(text, "number", "How many people walk?")
+    assert [s[2] for s in spans] == []  # neither the time nor the measures are counts
+    frame, _ = _frame("What time do the gates open?", [text])
+    assert [c.text for c in frame.candidates] == ["10 p.m."]
