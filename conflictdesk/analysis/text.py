@@ -72,7 +72,11 @@ def entity_spans(
         after_title = (
             before.endswith(".") and before[:-1].rsplit(" ", 1)[-1].lower() in ABBREVIATIONS
         )
-        initial = not before or (before[-1:] in ".!?:\"'(" and not after_title)
+        # sentence case, or the capital after a slash or a dash between words ("ball/
+        # Yeah", "2017 - Full team"), which starts a heading or a line as often as a name
+        initial = not before or (
+            (before[-1:] in ".!?:\"'(" and not after_title) or _BREAK_BEFORE.search(before)
+        )
         if known is not None and initial and len(tokens) == 1 and tokens[0].lower() not in known:
             continue
         found.append((start, " ".join(tokens)))
@@ -80,6 +84,7 @@ def entity_spans(
 
 
 _LABEL_BY = re.compile(r"\s+by\b")
+_BREAK_BEFORE = re.compile(r"(?:/|\s[-–—|])$")
 
 
 def _with_initials(text: str) -> list[tuple[int, str]]:

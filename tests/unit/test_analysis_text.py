@@ -104,3 +104,16 @@ def test_units_of_speed_power_charge_storage_and_time_belong_to_the_number():
     assert tx.numbers(text) == ["120 km/h", "45 w", "4600 mah", "512 gb", "24 months"]
     # a hyphenated unit is read, but not inside a longer compound ("15-year-olds")
     assert tx.numbers("a 2-year guarantee for 15-year-olds") == ["2-year", "15"]
+
+
+def test_a_lone_capital_after_a_slash_or_a_spaced_dash_is_no_name_unless_known():
+    from conflictdesk.analysis.text import entity_spans
+
+    text = "I came in like a wrecking ball/ Yeah, I closed my eyes. Stats - Full team list."
+    assert [s for _, s in entity_spans(text, known=set())] == []
+    assert [s for _, s in entity_spans(text, known={"yeah"})] == ["Yeah"]
+    # after a word, a comma or a closing quote a capital still marks a name
+    assert [s for _, s in entity_spans("In “Sexes,” Riseborough plays her.", set())] == [
+        "Sexes",
+        "Riseborough",
+    ]
