@@ -313,7 +313,8 @@ def answer_spans(
     with `measured`, a number question's spans must measure what it asks
     (`dimensions.fits`: no area for "How high", no bare year after "since"). A date
     question reads yearless calendar times ("every Wednesday", "in May", "the last Friday
-    of October": `dates.find_calendar`) in a sentence that holds no date with a year. A
+    of October": `dates.find_calendar`) in a sentence that holds no date with a year, a lone
+    weekday only when the question asks about no dated event (`asks_dated_event`). A
     question for a person, an organisation or a place (who, whom, whose, where) reads no
     lone adjective of nationality ("American", "Canadian-born": `vocabulary.NATIONALITIES`)
     and no lone weekday or month. A question of no particular kind also reads the answer a
@@ -336,9 +337,11 @@ def answer_spans(
     if kind == "date" and not asks_life_date(query):
         spans = date_ranges(sentence, spans)
     if kind == "date" and not spans:  # a date with a year answers before a yearless one
+        dated = asks_dated_event(query)
         for cal in find_calendar(remainder):
-            if cal.span.lower() not in query_l:
-                spans.append((cal.start, f"cal:{cal.key}", cal.span, "date"))
+            if cal.span.lower() in query_l or (dated and cal.key in names.WEEKDAYS):
+                continue
+            spans.append((cal.start, f"cal:{cal.key}", cal.span, "date"))
     asked = asked_dimension(query) if kind == "number" and measured else None
     if kind in ("number", "any"):
         for start, end, key in number_ranges(remainder):
@@ -381,6 +384,21 @@ def answer_spans(
             start, surface = phrase
             spans.append((start, f"phr:{names.answer_key(surface)}", surface, "phrase"))
     return sorted(spans)
+
+
+def asks_dated_event(query: str) -> bool:
+    """Whether a question asks when one event happened: in the past tense ("When did X
+    die?", its first auxiliary among the first four words is a past form) or naming its year
+    ("When does the 2018 race finish?"). A weekday alone ("on Wednesday") dates no such
+    event; it answers when something recurs ("When is the market held?")."""
+    words = vocab.words(query)
+    auxiliary = next((w for w in words[:4] if w in _AUXILIARIES), "")
+    return auxiliary in ("was", "were", "did", "had") or any(_YEAR_WORD.match(w) for w in words)
+
+
+_AUXILIARIES = frozenset(("was", "were", "did", "had", "is", "are", "am", "does", "do", "has",
+                          "have", "will"))  # fmt: skip
+_YEAR_WORD = re.compile(r"^(?:1[5-9]|20|21)\d\d$")
 
 
 # a web page's own dates: when it was retrieved, archived, accessed, edited or modified

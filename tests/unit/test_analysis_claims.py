@@ -458,3 +458,19 @@ def test_a_name_at_a_sentence_start_is_known_from_the_questions_other_passages()
     _, answers = _framed(query, texts, [0.8, 0.7])
     # alone, the first passage's "Orlaith" opens a sentence and might be any capitalised word
     assert answers[0][0] == "Orlaith"
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [("When is the Orlen market held?", ["Wednesday"]),  # recurring: the weekday answers
+     ("When did the Orlen market open?", []),  # one past event: a weekday dates nothing
+     ("When does the 2018 Orlen market open?", []),  # the question names the event's year
+     ("When was the Orlen market first held?", [])],
+)  # fmt: skip
+def test_a_lone_weekday_answers_only_a_question_about_no_dated_event(query, expected):
+    from conflictdesk.analysis.claims import answer_spans
+
+    spans = answer_spans("The Orlen market is held on Wednesday.", "date", query)
+    assert [s[2] for s in spans] == expected
+    day = answer_spans("The Orlen market opened on 3 May, a Wednesday.", "date", query)
+    assert "3 May" in [s[2] for s in day]  # a day of the month is still read
