@@ -237,6 +237,16 @@ def read_passages(
     return Reading(query, topical, on_topic, frozenset(about_other), ranked)
 
 
+def set_aside(reading: Reading) -> dict[int, float]:
+    """The passages the topicality gate set aside, minus those about another entity, with
+    their topicality: what may back an on-topic passage's answer (`claims.frame_query`)."""
+    return {
+        pid: w
+        for pid, w in reading.topical.items()
+        if pid not in reading.on_topic and pid not in reading.about_other
+    }
+
+
 def tag_passages(
     query: str,
     passages: Sequence[Passage],
@@ -256,7 +266,7 @@ def tag_passages(
     reading = read_passages(query, passages, similarity)
     query, topical, on_topic = reading.query, reading.topical, reading.on_topic
     about_other, ranked = reading.about_other, reading.ranked
-    frame, answers = frame_query(query, passages, ranked, on_topic, reader)
+    frame, answers = frame_query(query, passages, ranked, on_topic, reader, set_aside(reading))
     if ranker is not None:
         frame = ranker.rerank(frame, answers, passages, reading, nli, cache)
     key_sentences = {pid: answers[pid][1] if pid in answers else ranked[pid][0] for pid in ranked}

@@ -40,7 +40,7 @@ class Candidate:
     text: str
     kind: str  # "number" | "date" | "entity" | "sentence"
     passage_ids: tuple[int, ...]
-    score: float  # summed relevance weight of the passages holding it
+    score: float  # summed vote weight of the passages holding it and the set-aside ones backing it
 
     def to_json(self) -> dict[str, Any]:
         return {

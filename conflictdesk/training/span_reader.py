@@ -31,7 +31,7 @@ from conflictdesk.analysis.span_reader import (
     SpanReader,
     question_spans,
 )
-from conflictdesk.analysis.tag import read_passages
+from conflictdesk.analysis.tag import read_passages, set_aside
 from conflictdesk.analysis.types import QueryForm
 from conflictdesk.evaluation.ask_scoring import (
     Case,
@@ -205,8 +205,9 @@ def compare(readings: Sequence[Reading], reader: SpanReader) -> dict[str, dict[s
             if query_form(case.query) is not QueryForm.WH or not case.gold_answers:
                 continue
             passages, reading = item.reading
+            aside = set_aside(reading)
             frame, answers = frame_query(
-                reading.query, passages, reading.ranked, reading.on_topic, chosen
+                reading.query, passages, reading.ranked, reading.on_topic, chosen, aside
             )
             n += 1
             texts = [c.text for c in frame.candidates]

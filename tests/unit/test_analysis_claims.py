@@ -474,3 +474,25 @@ def test_a_lone_weekday_answers_only_a_question_about_no_dated_event(query, expe
     assert [s[2] for s in spans] == expected
     day = answer_spans("The Orlen market opened on 3 May, a Wednesday.", "date", query)
     assert "3 May" in [s[2] for s in day]  # a day of the month is still read
+
+
+def test_a_set_aside_passage_backs_the_on_topic_answer_it_agrees_with_but_makes_none():
+    from conflictdesk.analysis.claims import ASIDE_WEIGHT, frame_query
+
+    query = "Who played Adam on Orlen Street?"
+    texts = [
+        "After playing Adam on Orlen Street, Boomer began to write for television.",
+        "Orlen Street starred Rhea Kell, who played Adam's wife, with Tom Arlow as Adam.",
+        "Linwood Boomer as Adam Kendall.",  # set aside by the gate: backs "Boomer"
+        "Pim Hollis as Adam Kendall.",  # set aside: no on-topic passage reads him
+    ]
+    passages = [Passage(id=i, text=t, document_id=i) for i, t in enumerate(texts)]
+    ranked = {i: [t] for i, t in enumerate(texts)}
+    on_topic = {0: 0.6, 1: 0.9}
+    frame, answers = frame_query(query, passages, ranked, on_topic)
+    assert frame.candidates[0].text == "Tom Arlow"  # the more topical passage alone
+    frame, answers = frame_query(query, passages, ranked, on_topic, aside={2: 0.4, 3: 0.45})
+    assert [c.text for c in frame.candidates] == ["Boomer", "Tom Arlow"]
+    assert frame.candidates[0].passage_ids == (0,)  # only on-topic passages hold and cite it
+    assert frame.candidates[0].score == pytest.approx(0.6 + ASIDE_WEIGHT * 0.4)
+    assert set(answers) == {0, 1}
