@@ -209,7 +209,8 @@ def is_gold_answer(answer: str | None, gold: Sequence[str]) -> bool:
     (whole words, normalised; as `scripts/train_span_reader.py` scores a passage's answer),
     or when both are one date, however written ("January 15th, 2009" is "15 January 2009";
     "6 July 1840" answers "1840"), or one number, in digits or in words ("3" is "three"), or
-    one name, with or without its initials ("James H. Meredith" is "James Meredith"), or one
+    one name, with or without its initials ("James H. Meredith" is "James Meredith") or its
+    middle names ("Tatyana Ali" is "Tatyana Marisol Ali"), or one
     quantity in another unit, within the precision both are written to ("133 miles" is
     "214 km": what the reader itself merges, `quantities.same_quantity`), or the same times
     of day in the same order ("09:00-13:00" is "9am to 1pm")."""
@@ -221,6 +222,7 @@ def is_gold_answer(answer: str | None, gold: Sequence[str]) -> bool:
         or any(same_date(answer, g) for g in gold)
         or any(same_number(answer, g) for g in gold)
         or any(same_name(answer, g) for g in gold)
+        or any(same_person(answer, g) for g in gold)
         or any(same_measure(answer, g) for g in gold)
         or any(same_clock(answer, g) for g in gold)
     )
@@ -245,6 +247,18 @@ def same_name(answer: str, gold: str) -> bool:
     if (a, g) == (answer, gold) or not a.strip() or not g.strip():
         return False
     return answer_contains(a, [g]) or answer_contains(g, [a])
+
+
+def same_person(answer: str, gold: str) -> bool:
+    """Whether one is a full name and the other its first and last words ("Tatyana Ali" of
+    "Tatyana Marisol Ali"), every word of both capitalised."""
+    short, full = sorted((_name_words(answer), _name_words(gold)), key=len)
+    return len(short) == 2 and len(full) > 2 and short == [full[0], full[-1]]
+
+
+def _name_words(text: str) -> list[str]:
+    words = re.findall(r"[^\W\d_][\w'’.-]*", text)
+    return [w.lower().rstrip(".") for w in words] if all(w[0].isupper() for w in words) else []
 
 
 def _no_initials(text: str) -> str:

@@ -193,7 +193,8 @@ def test_leading_answer_recall_scores_the_frame_answer_over_wh_questions():
         ("Herbert Hoover", True),
         ("President Herbert Hoover", True),
         ("Hoover", True),
-        ("Herbert Clark Hoover", False),
+        ("Herbert Clark Hoover", True),  # with a middle name (`same_person`)
+        ("Herbert Clark", False),
         ("", False),
     ],
 )
@@ -258,3 +259,12 @@ def test_the_same_times_of_day_however_written_are_one_answer():
     assert is_gold_answer("1:30 p.m.", ["13:30"])
     assert not is_gold_answer("6 pm", ["8am to 6pm"])  # one end of the span is not the span
     assert not is_gold_answer("09:00", ["9"])  # a bare number is no time of day
+
+
+def test_a_name_without_its_middle_names_is_the_same_answer():
+    from conflictdesk.evaluation.ask_scoring import is_gold_answer
+
+    assert is_gold_answer("Tatyana Ali", ["Tatyana Marisol Ali"])
+    assert is_gold_answer("George Herbert Walker Bush", ["George Bush"])
+    assert not is_gold_answer("Tatyana Banks", ["Tatyana Marisol Ali"])
+    assert not is_gold_answer("the Ali family", ["Tatyana Marisol Ali"])  # not a name alone
