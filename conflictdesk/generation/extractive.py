@@ -8,9 +8,9 @@ relevant) and its sentence is that passage's most query-relevant sentence
 (`PassageTag.key_sentence`); it cites every member. Rules (CONFLICTS §2 expected behaviour):
 
 - direct (no conflict): the leading group's sentence alone.
-- consolidate (complementary): every group's sentence, without framing a debate, then one
-  sentence for each other candidate answer that an on-topic packet passage tagged Irrelevant
-  holds (`other_answers`): tagged against the claim of the leading answer, a passage giving a
+- consolidate (complementary): every group's sentence (the leading answer's first), without
+  framing a debate, then one sentence for each other candidate answer that an on-topic
+  packet passage tagged Irrelevant holds (`other_answers`): tagged against the claim of the leading answer, a passage giving a
   compatible other answer reads as neutral, and the rule combines every answer (session 13:
   answer recall QACC dev 0.480 → 0.588, RAMDocs EVAL 0.809 → 0.830, gold citation precision
   0.910 → 0.915 and 0.963 → 0.964; typed_dev answer coverage of complementary cases 0.489 →
@@ -22,11 +22,13 @@ relevant) and its sentence is that passage's most query-relevant sentence
   conflicting claim quoted and flagged as disputed, citing both sides (when the type is
   uncertain, flagged only as a disagreement).
 
-Under direct and entropy_topsis a wh-question's answer leads with the best-ranked group that
-states the claim frame's leading answer (tagged Support), when one does: a passage that
-supports the claim without stating the answer, ranked first, would otherwise give a sentence
-that does not answer (`_leading_first`; typed_dev lead answer recall 0.533 → 0.575, RAMDocs
-EVAL 0.649 → 0.638, QACC dev unchanged, on 2026-11-28).
+Under direct, consolidate and entropy_topsis a wh-question's answer leads with the
+best-ranked group that states the claim frame's leading answer (tagged Support), when one
+does: a passage that supports the claim without stating the answer, ranked first, would
+otherwise give a sentence that does not answer (`_leading_first`; typed_dev lead answer
+recall 0.533 → 0.575, RAMDocs EVAL 0.649 → 0.638, QACC dev unchanged, on 2026-11-28; for
+consolidate on 2026-12-02, once set-aside passages backed the leading answer: QACC dev
+0.383 → 0.417, RAMDocs EVAL and typed_dev unchanged).
 
 A yes/no question asks for yes or no: under the rules that give one answer (direct, recency,
 entropy_topsis) the leading sentence opens with "Yes." when its passages support the
@@ -205,7 +207,7 @@ def _direct(analysis: Analysis, groups: list[Group]) -> list[AnswerSentence]:
 
 
 def _consolidate(analysis: Analysis, groups: list[Group]) -> list[AnswerSentence]:
-    return [_claim(group) for group in groups]
+    return [_claim(group) for group in _leading_first(analysis, groups)]
 
 
 def _viewpoints(analysis: Analysis, groups: list[Group]) -> list[AnswerSentence]:

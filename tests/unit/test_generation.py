@@ -427,7 +427,7 @@ def _as_wh(analysis, leading):
     return dataclasses.replace(analysis, tagging=dataclasses.replace(analysis.tagging, frame=frame))
 
 
-@pytest.mark.parametrize("conflict_type", ["no_conflict", "misinformation"])
+@pytest.mark.parametrize("conflict_type", ["no_conflict", "misinformation", "complementary"])
 def test_a_wh_answer_leads_with_a_passage_that_states_the_leading_answer(conflict_type):
     # the first-ranked passage supports the claim but states no answer; the second states it
     analysis = _as_wh(
