@@ -10,11 +10,11 @@ relevant) and its sentence is that passage's most query-relevant sentence
 - direct (no conflict): the leading group's sentence alone.
 - consolidate (complementary): every group's sentence (the leading answer's first), without
   framing a debate, then one sentence for each other candidate answer that an on-topic
-  packet passage tagged Irrelevant holds (`other_answers`): tagged against the claim of the leading answer, a passage giving a
-  compatible other answer reads as neutral, and the rule combines every answer (session 13:
-  answer recall QACC dev 0.480 → 0.588, RAMDocs EVAL 0.809 → 0.830, gold citation precision
-  0.910 → 0.915 and 0.963 → 0.964; typed_dev answer coverage of complementary cases 0.489 →
-  0.556; `scripts/eval_ask.py`).
+  packet passage tagged Irrelevant holds (`other_answers`): tagged against the claim of the
+  leading answer, a passage giving a compatible other answer reads as neutral, and the rule
+  combines every answer (session 13: answer recall QACC dev 0.480 → 0.588, RAMDocs EVAL
+  0.809 → 0.830, gold citation precision 0.910 → 0.915 and 0.963 → 0.964; typed_dev answer
+  coverage of complementary cases 0.489 → 0.556; `scripts/eval_ask.py`).
 - viewpoints (opinions): a neutral note that sources disagree, then every viewpoint (no
   note when every group takes the same side with the same answer: nothing to disagree on).
 - recency (outdated): newest first, each sentence with its date, then a note on older ones.
