@@ -63,6 +63,7 @@ from conflictdesk.analysis.dimensions import (
 from conflictdesk.analysis.quantities import merge_same_quantities
 from conflictdesk.analysis.ranges import date_ranges, number_ranges
 from conflictdesk.analysis.stated import (
+    asks_actor,
     Span,
     anchored_agent,
     anchored_value,
@@ -369,12 +370,15 @@ def answer_spans(
         }
         query_names = _name_words(query)
         names_someone = _asks_who_or_where(query)
+        actor = asks_actor(query)
         for start, surface in tx.entity_spans(remainder, known_capitals):
             # a lone capital ("C" of "°C") is no entity; the possessive is not part of the
             # answer
             words = _word_forms(surface)
             if names_someone and _qualifier(surface):
                 continue
+            if actor and _ROLE_BEFORE.search(remainder[:start]):
+                continue  # "Keala Settle as Lettie Lutz": the role, not who plays it
             if len(surface) > 1 and not repeats_query(words, query_words, query_names):
                 surface = names.drop_possessive(surface)
                 spans.append((start, f"ent:{names.answer_key(surface)}", surface, "entity"))
@@ -384,6 +388,10 @@ def answer_spans(
             start, surface = phrase
             spans.append((start, f"phr:{names.answer_key(surface)}", surface, "phrase"))
     return sorted(spans)
+
+
+# a cast list's role: a name, then "as" ("Keala Settle as Lettie Lutz"; not "known as X")
+_ROLE_BEFORE = re.compile(r"\b[A-Z][\w.'’-]*\s+as\s+(?:the\s+|a\s+)?$")
 
 
 def asks_dated_event(query: str) -> bool:

@@ -322,6 +322,12 @@ _ACTING = vocab.wordset("play plays played playing portray portrays portrayed vo
 _CAST_AS = re.compile(r"^(?:['’]s)?\s*(?:\w+\s+)?as\b")
 
 
+def asks_actor(query: str) -> bool:
+    """Whether a question asks who plays, played, portrays or voices a role ("Who plays Zuko
+    in X?"), not which role someone plays ("Who did Karen Gillan play?")."""
+    return _question_verb(query) in _ACTING
+
+
 def _cast(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
     """For "Who plays / played / voices <role>?": the name followed by "as" ("starring Y as
     the judge", "Y stars as Joy"), the actor of a cast list."""

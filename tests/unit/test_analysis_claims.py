@@ -496,3 +496,14 @@ def test_a_set_aside_passage_backs_the_on_topic_answer_it_agrees_with_but_makes_
     assert frame.candidates[0].passage_ids == (0,)  # only on-topic passages hold and cite it
     assert frame.candidates[0].score == pytest.approx(0.6 + ASIDE_WEIGHT * 0.4)
     assert set(answers) == {0, 1}
+
+
+def test_who_plays_reads_the_actor_not_the_role_a_cast_list_gives_after_as():
+    from conflictdesk.analysis.claims import answer_spans
+
+    sentence = "The cast: Keala Settle as Lettie Lutz, the bearded lady, also known as Madame Lu."
+    spans = answer_spans(sentence, "entity", "Who played the bearded lady in The Showman?")
+    assert [s[2] for s in spans] == ["Keala Settle", "Madame Lu"]  # "known as" names her
+    # asked which role someone plays, the role is the answer
+    spans = answer_spans(sentence, "entity", "Who did Keala Settle play in The Showman?")
+    assert "Lettie Lutz" in [s[2] for s in spans]
