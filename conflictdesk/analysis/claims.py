@@ -63,10 +63,10 @@ from conflictdesk.analysis.dimensions import (
 from conflictdesk.analysis.quantities import merge_same_quantities
 from conflictdesk.analysis.ranges import date_ranges, number_ranges
 from conflictdesk.analysis.stated import (
-    asks_actor,
     Span,
     anchored_agent,
     anchored_value,
+    asks_actor,
     asks_life_date,
     counts_other,
     nearest_span,
