@@ -252,9 +252,10 @@ def _subject_end(rest: list[str], *, copula: bool) -> int:
 def answer_kind(query: str) -> str:
     """ "date" | "number" | "entity" | "sentence" | "any": what a wh-question asks for. A
     "what is the <attribute> of X?" question asks for a date when its attribute is one ("the
-    birth date"), for a number when it is a count ("the number of seats", "the episode count")
-    or names a measure (`dimensions.asked_dimension`: "the length", "the total population"),
-    and for a number (a time of day) when it asks what time or what hours."""
+    birth date"), for a number when it is a count or a capacity ("the number of seats", "the
+    episode count", "the capacity of X") or names a measure (`dimensions.asked_dimension`:
+    "the length", "the total population"), and for a number (a time of day) when it asks
+    what time or what hours."""
     lowered = " ".join(vocab.words(query))
     padded = f" {lowered} "
     if any(f" {phrase} " in padded for phrase in NUMBER_PHRASES):
@@ -287,7 +288,7 @@ def answer_kind(query: str) -> str:
 
 _DATE_PHRASES = ("what year", "which year", "what date", "which date")
 _DATE_ATTRIBUTES = vocab.wordset("date birthdate birthday year")
-_COUNT_ATTRIBUTES = vocab.wordset("number count")
+_COUNT_ATTRIBUTES = vocab.wordset("number count capacity")
 
 
 def asks_description(query: str) -> bool:

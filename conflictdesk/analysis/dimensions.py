@@ -164,11 +164,12 @@ def span_dimension(text: str, start: int, end: int) -> str | None:
 
 
 def is_bare_year(text: str, start: int, end: int) -> bool:
-    """A four-digit year with nothing after it, right after a preposition of time."""
+    """A four-digit year with nothing after it, right after a preposition of time ("since
+    1921", "in 2010", "mid-2017")."""
     if not _YEAR.match(text[start:end].strip()):
         return False
     before = vocab.words(text[max(0, start - 12) : start])
-    return bool(before) and before[-1] in _TIME_PREPOSITIONS
+    return bool(before) and before[-1].rstrip("-") in _TIME_PREPOSITIONS  # "mid-2017" too
 
 
 def fits(asked: str | None, text: str, start: int, end: int) -> bool:

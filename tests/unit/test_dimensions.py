@@ -205,3 +205,15 @@ def test_a_time_of_day_is_no_count_and_no_duration() -> None:
     assert [s[2] for s in spans] == []  # neither the time nor the measures are counts
     frame, _ = _frame("What time do the gates open?", [text])
     assert [c.text for c in frame.candidates] == ["10 p.m."]
+
+
+def test_a_capacity_asks_for_a_number_and_a_year_after_mid_is_a_date() -> None:
+    from conflictdesk.analysis.claims import answer_kind
+
+    assert answer_kind("What is the capacity of the Orlen stadium?") == "number"
+    text = "Our home since 1908, the Orlen stadium holds 23,500 spectators."
+    frame, _ = _frame("What is the capacity of the Orlen stadium?", [text])
+    assert [c.text for c in frame.candidates] == ["23,500"]  # not the year after "since"
+    text = "Estimated resident population of Orlen, mid-2017: 43,100."
+    frame, _ = _frame("What is the population of Orlen?", [text])
+    assert [c.text for c in frame.candidates] == ["43,100"]
