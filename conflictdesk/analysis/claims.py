@@ -383,6 +383,10 @@ def answer_spans(
             if len(surface) > 1 and not repeats_query(words, query_words, query_names):
                 surface = names.drop_possessive(surface)
                 spans.append((start, f"ent:{names.answer_key(surface)}", surface, "entity"))
+        if actor and any(not _ACRONYM.fullmatch(s[2]) for s in spans if s[3] == "entity"):
+            # who plays a role is a person: an acronym (a channel, a studio) answers only
+            # when the sentence names nobody else
+            spans = [s for s in spans if s[3] != "entity" or not _ACRONYM.fullmatch(s[2])]
     if kind == "any":
         phrase = copular_answer(sentence, query)
         if phrase is not None and not within(spans, phrase):
@@ -391,6 +395,7 @@ def answer_spans(
     return sorted(spans)
 
 
+_ACRONYM = re.compile(r"[A-Z]{2,6}")
 # a cast list's role: a name, then "as" ("Keala Settle as Lettie Lutz"; not "known as X")
 _ROLE_BEFORE = re.compile(r"\b[A-Z][\w.'’-]*\s+as\s+(?:the\s+|a\s+)?$")
 

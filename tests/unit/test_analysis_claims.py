@@ -507,3 +507,15 @@ def test_who_plays_reads_the_actor_not_the_role_a_cast_list_gives_after_as():
     # asked which role someone plays, the role is the answer
     spans = answer_spans(sentence, "entity", "Who did Keala Settle play in The Showman?")
     assert "Lettie Lutz" in [s[2] for s in spans]
+
+
+def test_who_plays_reads_a_person_before_an_acronym_of_the_same_sentence():
+    from conflictdesk.analysis.claims import answer_spans
+
+    sentence = "In the NBC drama Orlen Street, Tom Arlow plays the chief of police."
+    query = "Who plays the chief of police in Orlen Street?"
+    assert [s[2] for s in answer_spans(sentence, "entity", query)] == ["Tom Arlow"]
+    alone = "The chief of police is played by a newcomer, NBC said."
+    assert [s[2] for s in answer_spans(alone, "entity", query)] == ["NBC"]  # nobody else
+    other = answer_spans(sentence, "entity", "Who broadcasts Orlen Street?")
+    assert "NBC" in [s[2] for s in other]  # not a question for a person who plays a role
