@@ -81,7 +81,8 @@ def test_a_question_after_a_topic_or_a_fronted_phrase_is_read_whole(query, asked
 @pytest.mark.parametrize(
     ("query", "asked", "kind"),
     [
-        ("Orlin Arena seating capacity", "What is the seating capacity of Orlin Arena?", "any"),
+        ("Orlin Arena seating capacity", "What is the seating capacity of Orlin Arena?",
+         "number"),
         ("Pellmark Distillery founding year", "What is the founding year of Pellmark Distillery?",
          "date"),
         ("Mount Orla height", "What is the height of Mount Orla?", "number"),
