@@ -26,7 +26,7 @@ from conflictdesk.analysis.answer_rank import (
 )
 from conflictdesk.analysis.claims import frame_query
 from conflictdesk.analysis.pipeline import embed_passages, with_relevance
-from conflictdesk.analysis.tag import read_passages
+from conflictdesk.analysis.tag import read_passages, set_aside
 from conflictdesk.evaluation.ask_scoring import Case, is_gold_answer, load_qacc, load_ramdocs
 from conflictdesk.training.subjectivity import fit_logistic
 
@@ -67,7 +67,10 @@ def question_rows(case: Case, backends: Any) -> tuple[np.ndarray, np.ndarray]:
     similarity = {p.id: float(c) for p, c in zip(case.passages, vectors[1:] @ vectors[0])}
     passages, _ = with_relevance(case.passages, similarity)
     reading = read_passages(case.query, passages, similarity)
-    frame, answers = frame_query(reading.query, passages, reading.ranked, reading.on_topic)
+    aside = set_aside(reading)  # as `tag_passages` frames the question
+    frame, answers = frame_query(
+        reading.query, passages, reading.ranked, reading.on_topic, None, aside
+    )
     kind = frame_kind(frame)
     found = mentions(frame.query, kind, passages, reading, answers) if kind else []
     if not found:
