@@ -50,6 +50,7 @@ from conflictdesk.analysis.dates import (
     find_calendar,
     find_dates,
     without_dates,
+    years,
 )
 from conflictdesk.analysis.dimensions import (
     CLOCK,
@@ -405,14 +406,8 @@ def asks_dated_event(query: str) -> bool:
     die?", its first auxiliary among the first four words is a past form) or naming its year
     ("When does the 2018 race finish?"). A weekday alone ("on Wednesday") dates no such
     event; it answers when something recurs ("When is the market held?")."""
-    words = vocab.words(query)
-    auxiliary = next((w for w in words[:4] if w in _AUXILIARIES), "")
-    return auxiliary in ("was", "were", "did", "had") or any(_YEAR_WORD.match(w) for w in words)
-
-
-_AUXILIARIES = frozenset(("was", "were", "did", "had", "is", "are", "am", "does", "do", "has",
-                          "have", "will"))  # fmt: skip
-_YEAR_WORD = re.compile(r"^(?:1[5-9]|20|21)\d\d$")
+    auxiliary = next((w for w in vocab.words(query)[:4] if w in vocab.AUXILIARIES), "")
+    return auxiliary in ("was", "were", "did", "had") or bool(years(query))
 
 
 # a web page's own dates: when it was retrieved, archived, accessed, edited or modified

@@ -22,7 +22,7 @@ import itertools
 import re
 
 from conflictdesk import vocabulary as vocab
-from conflictdesk.analysis.quantities import UNIT_DIMENSIONS, clock_minutes
+from conflictdesk.analysis.quantities import UNIT_DIMENSIONS, starts_with_clock
 
 LENGTH, MASS, VOLUME, TEMPERATURE, TIME, AREA, PERCENT, MONEY, COUNT = (
     "length", "mass", "volume", "temperature", "time", "area", "percent", "money", "count",
@@ -129,7 +129,6 @@ def asked_dimension(query: str) -> str | None:
 _NOT_CLOCK_AFTER_TIME = frozenset(("period", "periods", "zone", "zones", "frame", "frames",
                                    "limit", "limits", "span", "scale", "signature"))  # fmt: skip
 _CLOCK_NOUNS = frozenset(("hours", "times"))
-_TIME_SPAN_JOIN = re.compile(r"\s*(?:[–—-]|\bto\b|\btill\b|\buntil\b)\s*")
 _NOUN_PHRASE_END = frozenset(("of", "at", "for", "on", "in", "during", "when"))
 
 
@@ -155,7 +154,7 @@ def span_dimension(text: str, start: int, end: int) -> str | None:
     if start > 0 and text[start - 1] in _CURRENCY_SIGNS:
         return MONEY
     surface = text[start:end]
-    if clock_minutes(_TIME_SPAN_JOIN.split(surface)[0]) is not None:
+    if starts_with_clock(surface):
         return CLOCK  # a time of day, or a span of them ("09:00-13:00")
     number = re.match(r"[\d,]*\d(?:\.\d+)?", surface)
     rest = surface[number.end() :] if number else surface

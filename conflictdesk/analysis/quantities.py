@@ -117,6 +117,12 @@ def clock_minutes(surface: str) -> int | None:
     return hour % 24 * 60 + minute
 
 
+def starts_with_clock(surface: str) -> bool:
+    """Whether a number span opens with a time of day ("9am", "09:00-13:00")."""
+    match = _CLOCK_TIME.match(surface.strip())
+    return match is not None and clock_minutes(match.group(0)) is not None
+
+
 def clock_times(text: str) -> list[int]:
     """Minutes after midnight of every time of day in `text`, in text order ("9am to 1pm":
     [540, 780])."""
