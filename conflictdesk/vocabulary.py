@@ -35,6 +35,10 @@ AUXILIARIES = wordset(
     "have had isn't aren't wasn't weren't doesn't don't didn't can't won't"
 )
 COPULAS = wordset("is are was were am isn't aren't wasn't weren't")
+PREPOSITIONS = wordset(
+    "of in on at to for from by with about into onto over under between among per via "
+    "during after before since until than as"
+)
 
 STOPWORDS = frozenset((
     "a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "at", "by", "for",

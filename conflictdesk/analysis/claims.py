@@ -384,6 +384,8 @@ def answer_spans(
             if len(surface) > 1 and not repeats_query(words, query_words, query_names):
                 surface = names.drop_possessive(surface)
                 spans.append((start, f"ent:{names.answer_key(surface)}", surface, "entity"))
+        if actor:
+            spans = _without_roles(remainder, spans)
         if actor and any(not _ACRONYM.fullmatch(s[2]) for s in spans if s[3] == "entity"):
             # who plays a role is a person: an acronym (a channel, a studio) answers only
             # when the sentence names nobody else
@@ -396,9 +398,31 @@ def answer_spans(
     return sorted(spans)
 
 
+def _without_roles(sentence: str, spans: list[Span]) -> list[Span]:
+    """The spans minus each name a name in brackets follows: a role, then who plays it
+    ("Kim Harvey (Adrienne Barbeau)", "dad Dusty (Mark Wahlberg)")."""
+    roles = set()
+    for role, actor in zip(spans, spans[1:]):
+        gap = sentence[role[0] + len(role[2]) : actor[0]]
+        after = sentence[actor[0] + len(actor[2]) :]
+        if role[3] == actor[3] == "entity" and re.fullmatch(r"\s*\(\s*", gap) and after.lstrip().startswith(")"):
+            roles.add(role)
+    return [s for s in spans if s not in roles]
+
+
 _ACRONYM = re.compile(r"[A-Z]{2,6}")
-# a cast list's role: a name, then "as" ("Keala Settle as Lettie Lutz"; not "known as X")
-_ROLE_BEFORE = re.compile(r"\b[A-Z][\w.'’-]*\s+as\s+(?:the\s+|a\s+)?$")
+# A role, not who plays it: after a cast list's name and "as" ("Keala Settle as Lettie Lutz";
+# not "known as X"), after "as" following a word of performing ("she starred as Ruthie", "her
+# return as Jessica"), or right after an acting verb ("plays Gidget", "to play the role of
+# Zuko"; not "played by X", whose agent is the actor).
+_ROLE_BEFORE = re.compile(
+    r"(?:\b[A-Z][\w.'’-]*\s+as"
+    r"|(?i:\b(?:stars?|starred|starring|appears?|appeared|appearing|returns?|returned|role"
+    r"|roles|performance|turn|debut)\s+as)"
+    r"|(?i:\b(?:plays?|played|playing|portrays?|portrayed|portraying|voices?|voiced|voicing)"
+    r"(?:\s+the\s+(?:role|part)\s+of)?))"
+    r"\s+(?:the\s+|a\s+|an\s+)?$"
+)
 
 
 def asks_dated_event(query: str) -> bool:
@@ -438,7 +462,10 @@ def repeats_query(words: Sequence[str], query_words: set[str], query_names: froz
     Executive"), unless the one word shared is its head, the last, and a common noun of the
     question rather than a name the question capitalises: the class asked about ("Amazon
     Basin" for "Which river has the largest basin?", "Davidson College" for "Where did X
-    go to college?")."""
+    go to college?"). A name whose words' initials spell a word of the question is that word
+    written out ("Special Victims Unit" for "... on law and order svu?")."""
+    if len(words) > 1 and "".join(w[0] for w in words) in query_words - vocab.STOPWORDS:
+        return True
     shared = set(words) & query_words
     head = {words[-1]} if len(words) > 1 else set()
     return bool(shared) and (shared != head or bool(shared & query_names))

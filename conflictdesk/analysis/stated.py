@@ -304,7 +304,8 @@ DOER_GAP = 40  # characters between the doer and its verb ("X, the actress who p
 def _doers(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
     """For "Who <verb> ...?": the span just before the question's verb in the sentence, an
     appositive or relative clause between allowed ("X, the actress who played Y"), no other
-    span between; the first such."""
+    span between; the first such. A span after a preposition is no subject ("Lee, from
+    Eastbourne, played": Lee)."""
     verb = _question_verb(query)
     if verb is None:
         return []
@@ -312,10 +313,19 @@ def _doers(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
     for match in vocab.WORD.finditer(sentence):
         if not _same_act(match.group(0).lower(), verb):
             continue
-        before = [s for s in spans if s[0] + len(s[2]) <= match.start()]
+        before = [
+            s
+            for s in spans
+            if s[0] + len(s[2]) <= match.start() and not _after_preposition(sentence, s)
+        ]
         if before and match.start() - (before[-1][0] + len(before[-1][2])) <= DOER_GAP:
             found.append(before[-1])
     return found
+
+
+def _after_preposition(sentence: str, span: Span) -> bool:
+    before = vocab.words(sentence[: span[0]].lower())[-1:]
+    return bool(before) and before[0] in vocab.PREPOSITIONS
 
 
 _ACTING = vocab.wordset("play plays played playing portray portrays portrayed voice voices voiced")

@@ -69,10 +69,7 @@ _POSSESSIVES = re.compile(r"\b(its|their|his|her)\b", re.IGNORECASE)
 _DETERMINERS = vocab.wordset(
     "a an the this that these those my your his her its our their some any each every no"
 )
-_PREPOSITIONS = vocab.wordset(
-    "of in on at to for from by with about into onto over under between among per via "
-    "during after before since until than as"
-)
+_PREPOSITIONS = vocab.PREPOSITIONS
 _NAME_JOINERS = vocab.wordset("of the and de du la von van")  # inside a name: "Gallery of Art"
 _MAX_ATTRIBUTE_WORDS = 5
 # After an "-ed" verb these open its complement ("opened in 1889", "won the prize").

@@ -509,6 +509,46 @@ def test_who_plays_reads_the_actor_not_the_role_a_cast_list_gives_after_as():
     assert "Lettie Lutz" in [s[2] for s in spans]
 
 
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Ana Brill starred as Mira Vell in the first season of Orlen Street.",
+        "In Orlen Street, Ana Brill makes her return as Mira Vell.",
+        "Orlen Street cast Ana Brill to play the role of Mira Vell.",
+    ],
+)
+def test_who_plays_reads_no_role_after_as_or_an_acting_verb(sentence):
+    from conflictdesk.analysis.claims import answer_spans
+
+    spans = answer_spans(sentence, "entity", "Who plays the doctor on Orlen Street?")
+    assert "Mira Vell" not in [s[2] for s in spans]
+    assert "Ana Brill" in [s[2] for s in spans]
+    # "played by" names the actor
+    spans = answer_spans("Mira Vell is played by Ana Brill.", "entity", "Who plays the doctor?")
+    assert [s[2] for s in spans] == ["Mira Vell", "Ana Brill"]
+
+
+def test_who_plays_reads_the_actor_a_role_gives_in_brackets():
+    from conflictdesk.analysis.claims import answer_spans
+
+    sentence = "Mira Vell (Ana Brill) is the doctor on Orlen Street."
+    spans = answer_spans(sentence, "entity", "Who plays the doctor on Orlen Street?")
+    assert [s[2] for s in spans] == ["Ana Brill"]
+    # asked who the doctor is, the role stays
+    spans = answer_spans(sentence, "entity", "Who is the doctor on Orlen Street?")
+    assert "Mira Vell" in [s[2] for s in spans]
+
+
+def test_a_name_spelling_a_word_of_the_question_repeats_it():
+    from conflictdesk.analysis.claims import answer_spans
+
+    sentence = "Ana Brill guest-starred on Orlen Street Victims Unit in 2011."
+    spans = answer_spans(sentence, "entity", "Who played the doctor on osvu?")
+    assert [s[2] for s in spans] == ["Ana Brill"]
+    spans = answer_spans(sentence, "entity", "Who played the doctor on the show?")
+    assert "Orlen Street Victims Unit" in [s[2] for s in spans]
+
+
 def test_who_plays_reads_a_person_before_an_acronym_of_the_same_sentence():
     from conflictdesk.analysis.claims import answer_spans
 
