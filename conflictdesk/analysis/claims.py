@@ -35,6 +35,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
@@ -402,10 +403,14 @@ def _without_roles(sentence: str, spans: list[Span]) -> list[Span]:
     """The spans minus each name a name in brackets follows: a role, then who plays it
     ("Kim Harvey (Adrienne Barbeau)", "dad Dusty (Mark Wahlberg)")."""
     roles = set()
-    for role, actor in zip(spans, spans[1:]):
+    for role, actor in itertools.pairwise(spans):
         gap = sentence[role[0] + len(role[2]) : actor[0]]
         after = sentence[actor[0] + len(actor[2]) :]
-        if role[3] == actor[3] == "entity" and re.fullmatch(r"\s*\(\s*", gap) and after.lstrip().startswith(")"):
+        if (
+            role[3] == actor[3] == "entity"
+            and re.fullmatch(r"\s*\(\s*", gap)
+            and after.lstrip().startswith(")")
+        ):
             roles.add(role)
     return [s for s in spans if s not in roles]
 
