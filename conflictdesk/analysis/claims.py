@@ -378,7 +378,7 @@ def answer_spans(
             # a lone capital ("C" of "°C") is no entity; the possessive is not part of the
             # answer
             words = _word_forms(surface)
-            if names_someone and _qualifier(surface):
+            if (names_someone and _qualifier(surface)) or _participle_modifier(surface):
                 continue
             if actor and _ROLE_BEFORE.search(remainder[:start]):
                 continue  # "Keala Settle as Lettie Lutz": the role, not who plays it
@@ -504,6 +504,13 @@ def _qualifier(surface: str) -> bool:
         return False
     word = match.group(1).lower()
     return word in vocab.NATIONALITIES or word in FULL_MONTHS or names.is_calendar_word(surface)
+
+
+def _participle_modifier(surface: str) -> bool:
+    """A capitalised run ending in a hyphenated participle qualifies the name after it
+    ("Award-Winning actor X", "Oscar-Nominated"): no name itself."""
+    last = surface.split()[-1].split("-")
+    return len(last) > 1 and len(last[-1]) > 3 and last[-1].lower().endswith(("ing", "ed"))
 
 
 def states_something(sentence: str) -> bool:

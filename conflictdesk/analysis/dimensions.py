@@ -191,10 +191,26 @@ _SCALE_AFTER = re.compile(
 _RATE_AFTER = re.compile(r"^\s*(?:[A-Za-z]+\s+){0,2}per\s+(?!cent\b)", re.IGNORECASE)
 
 
+# what a number after them measures instead of a count: an age ("aged 65 or older", "under
+# the age of 18"), or a change ("grew by 1,951", "rose by 4.2% (1,951 people)")
+_AGE_BEFORE = re.compile(
+    r"\b(?:aged|ages?(?:\s+of)?)\s+(?:between\s+|over\s+|under\s+)?$", re.IGNORECASE
+)
+_CHANGE_BEFORE = re.compile(
+    r"\b(?:grew|grown|grows|increased|increases|decreased|decreases|rose|risen|rises|fell|fallen"
+    r"|falls|dropped|drops|declined|declines|shrank|shrunk)\s+by\s+(?:about\s+|nearly\s+"
+    r"|almost\s+|over\s+|some\s+)?(?:[\d.,]+\s*(?:%|per\s*cent)\s*\(\s*)?$",
+    re.IGNORECASE,
+)
+
+
 def is_count(text: str, start: int, end: int) -> bool:
     """Whether the number span text[start:end] can be a count: a whole number ("17,289"), or
     a decimal with a scale word after it ("1.2 million"); not a rate ("139.8 people per
-    square mile", "8 per 1,000")."""
+    square mile", "8 per 1,000"), an age ("aged 65") or a change ("grew by 1,951")."""
+    before = text[max(0, start - 60) : start]
+    if _AGE_BEFORE.search(before) or _CHANGE_BEFORE.search(before):
+        return False
     surface = text[start:end].strip()
     number = re.match(r"[\d,]*\d(?:\.(\d+))?", surface)
     tail = (surface[number.end() :] if number else "") + text[end : end + 40]

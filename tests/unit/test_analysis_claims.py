@@ -539,6 +539,14 @@ def test_who_plays_reads_the_actor_a_role_gives_in_brackets():
     assert "Mira Vell" in [s[2] for s in spans]
 
 
+def test_a_capitalised_participle_compound_is_no_name():
+    from conflictdesk.analysis.claims import answer_spans
+
+    sentence = "The film stars Award-Winning actor Ana Brill, with Oscar-Nominated director Rask."
+    spans = answer_spans(sentence, "entity", "Who stars in Grey Harbour?")
+    assert [s[2] for s in spans] == ["Ana Brill", "Rask"]
+
+
 def test_a_name_spelling_a_word_of_the_question_repeats_it():
     from conflictdesk.analysis.claims import answer_spans
 

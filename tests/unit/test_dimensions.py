@@ -173,6 +173,30 @@ def test_a_count_is_whole_or_scaled_and_no_rate():
     assert dim.is_count("61 per cent of voters", 0, 2) is True  # a percentage: its unit decides
 
 
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("12% of the residents are aged 65 or older.", "65"),
+        ("No one under the age of 18 may vote.", "18"),
+        ("The population grew by 1,951 between the censuses.", "1,951"),
+        ("The population rose by 4.2% (1,951 people) in ten years.", "1,951"),
+    ],
+)
+def test_an_age_or_a_change_is_no_count(text, value):
+    start = text.index(value)
+    assert dim.is_count(text, start, start + len(value)) is False
+    plain = f"The town had {value} residents."
+    assert dim.is_count(plain, plain.index(value), plain.index(value) + len(value)) is True
+
+
+def test_a_population_question_reads_the_population_not_its_growth() -> None:
+    frame, _ = _frame(
+        "What is the population of Orla?",
+        ["Orla's population grew by 1,951 between 1992 and 2002 and is now 16,337."],
+    )
+    assert [c.text for c in frame.candidates] == ["16,337"]
+
+
 def test_a_speed_question_reads_the_speed_not_the_distance() -> None:
     frame, _ = _frame(
         "What is the speed limit on the coast road?",
