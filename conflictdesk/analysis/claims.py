@@ -70,9 +70,11 @@ from conflictdesk.analysis.stated import (
     anchored_value,
     asks_actor,
     asks_life_date,
+    asks_who,
     counts_other,
     nearest_span,
     stated_answer,
+    stranded_preposition,
     within,
 )
 from conflictdesk.analysis.types import Candidate, ClaimFrame, QueryForm
@@ -387,6 +389,8 @@ def answer_spans(
                 spans.append((start, f"ent:{names.answer_key(surface)}", surface, "entity"))
         if actor:
             spans = _without_roles(remainder, spans)
+        if asks_who(query) and stranded_preposition(query) is None:
+            spans = _without_places(remainder, spans)
         if actor and any(not _ACRONYM.fullmatch(s[2]) for s in spans if s[3] == "entity"):
             # who plays a role is a person: an acronym (a channel, a studio) answers only
             # when the sentence names nobody else
@@ -397,6 +401,27 @@ def answer_spans(
             start, surface = phrase
             spans.append((start, f"phr:{names.answer_key(surface)}", surface, "phrase"))
     return sorted(spans)
+
+
+# a place or a show after a preposition of place: "built in New Delhi", "starred on Orlen Street"
+_PLACE_BEFORE = re.compile(r"\b(?:in|at|near|on|from)\s+(?:the\s+)?$", re.IGNORECASE)
+
+
+def _without_places(sentence: str, spans: list[Span]) -> list[Span]:
+    """For a who-question (one not ending in its preposition): the spans minus the names
+    after a preposition of place, unless no other name is left ("Jai Singh II built the
+    observatories in Jaipur and Delhi": the builder). A name that qualifies the noun after
+    it ("in the NBC drama") is no place."""
+
+    def place(span: Span) -> bool:
+        after = re.match(r"\s*([A-Za-z]+)", sentence[span[0] + len(span[2]) :])
+        qualifies = after is not None and after.group(1) not in vocab.STOPWORDS
+        return not qualifies and _PLACE_BEFORE.search(sentence[: span[0]]) is not None
+
+    placed = {s for s in spans if s[3] == "entity" and place(s)}
+    if not any(s[3] == "entity" and s not in placed for s in spans):
+        return spans
+    return [s for s in spans if s not in placed]
 
 
 def _without_roles(sentence: str, spans: list[Span]) -> list[Span]:

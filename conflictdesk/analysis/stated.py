@@ -88,7 +88,7 @@ def _rules(sentence: str, spans: list[Span], query: str, kind: str) -> Iterator[
         yield [s for s in spans if _lifespan_start(sentence, s)]
     if kind == "entity" and vocab.words(query.lower())[:1] == ["where"]:
         yield _located(sentence, spans, query)
-    if _asks_who(query):
+    if asks_who(query):
         distances = span_distances(sentence, spans, query) or [0] * len(spans)
         yield _agents(sentence, spans, query, distances, by_verb=True)
         yield _after_stranded(sentence, spans, query)
@@ -189,7 +189,7 @@ def anchored_agent(sentence: str, spans: Sequence[Span], query: str) -> Span | N
     ("She is portrayed by X" for "Who plays ...?", "written by X" for "Who wrote ...?"),
     looked for in every stating sentence of a passage before its most relevant one's
     nearest span; None for other questions or without one."""
-    if not _asks_who(query) or _question_verb(query) is None:
+    if not asks_who(query) or _question_verb(query) is None:
         return None
     distances = span_distances(sentence, spans, query) or [0] * len(spans)
     agents = _agents(sentence, spans, query, distances, by_verb=True)
@@ -360,17 +360,24 @@ def _located(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
 _STRANDED = vocab.wordset("for with from to after about against")
 
 
-def _after_stranded(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
-    """For a who-question that ends in its preposition ("Who was X built for?", "Who did X
-    gain independence from in 1960?"): the names right after that preposition ("constructed
-    for Pharaoh Djoser")."""
+def stranded_preposition(query: str) -> str | None:
+    """The preposition a question ends in ("Who was X built for?", "Who did X gain
+    independence from in 1960?": a year after it is left out), or None."""
     undated = without_dates(query)
     words = vocab.words(undated.lower())
     if undated != query and words[-1:] == ["in"]:  # "... from in 1960?"
         words = words[:-1]
-    if not words or words[-1] not in _STRANDED:
+    return words[-1] if words and words[-1] in vocab.PREPOSITIONS else None
+
+
+def _after_stranded(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
+    """For a who-question that ends in its preposition ("Who was X built for?", "Who did X
+    gain independence from in 1960?"): the names right after that preposition ("constructed
+    for Pharaoh Djoser")."""
+    stranded = stranded_preposition(query)
+    if stranded is None or stranded not in _STRANDED:
         return []
-    after = re.compile(rf"\b{words[-1]}\s+(?:the\s+)?$", re.IGNORECASE)
+    after = re.compile(rf"\b{stranded}\s+(?:the\s+)?$", re.IGNORECASE)
     return [s for s in spans if after.search(sentence[: s[0]])]
 
 
@@ -399,7 +406,7 @@ def _question_verb(query: str) -> str | None:
 _AGENT_NOUN = re.compile(r"^who (?:is|was|are|were) the (?:\w+ )?(\w{4,}(?:er|or)) of\b")
 
 
-def _asks_who(query: str) -> bool:
+def asks_who(query: str) -> bool:
     """Whether the question asks who did something ("who", "whom", "by whom", "X was
     written by?")."""
     words = vocab.words(query.lower())

@@ -547,10 +547,26 @@ def test_a_capitalised_participle_compound_is_no_name():
     assert [s[2] for s in spans] == ["Ana Brill", "Rask"]
 
 
+def test_a_who_question_reads_no_place_after_a_preposition_when_a_name_is_left():
+    from conflictdesk.analysis.claims import answer_spans
+
+    sentence = "Ana Brill built the observatories in Orlen and Tessel in 1734."
+    spans = answer_spans(sentence, "entity", "Who built the observatories?")
+    assert [s[2] for s in spans] == ["Ana Brill"]
+    # nobody else: the place stays
+    spans = answer_spans("They were built in Orlen.", "entity", "Who built the observatories?")
+    assert [s[2] for s in spans] == ["Orlen"]
+    # a question ending in its preposition asks for what follows one
+    spans = answer_spans(
+        "Ana Brill won independence from Tessel in 1960.", "entity", "Who did Orla win it from?"
+    )
+    assert "Tessel" in [s[2] for s in spans]
+
+
 def test_a_name_spelling_a_word_of_the_question_repeats_it():
     from conflictdesk.analysis.claims import answer_spans
 
-    sentence = "Ana Brill guest-starred on Orlen Street Victims Unit in 2011."
+    sentence = "Orlen Street Victims Unit cast Ana Brill in 2011."
     spans = answer_spans(sentence, "entity", "Who played the doctor on osvu?")
     assert [s[2] for s in spans] == ["Ana Brill"]
     spans = answer_spans(sentence, "entity", "Who played the doctor on the show?")
