@@ -213,11 +213,13 @@ def is_gold_answer(answer: str | None, gold: Sequence[str]) -> bool:
     middle names ("Tatyana Ali" is "Tatyana Marisol Ali"), or one
     quantity in another unit, within the precision both are written to ("133 miles" is
     "214 km": what the reader itself merges, `quantities.same_quantity`), or the same times
-    of day in the same order ("09:00-13:00" is "9am to 1pm")."""
+    of day in the same order ("09:00-13:00" is "9am to 1pm"), or when a gold answer is a
+    list and the answer holds every item of it ("X and Y" is "X,Y")."""
     if not answer:
         return False
     return (
         answer_contains(answer, gold)
+        or any(holds_list(answer, g) for g in gold)
         or any(answer_contains(g, [answer]) for g in gold)
         or any(same_date(answer, g) for g in gold)
         or any(same_number(answer, g) for g in gold)
@@ -226,6 +228,16 @@ def is_gold_answer(answer: str | None, gold: Sequence[str]) -> bool:
         or any(same_measure(answer, g) for g in gold)
         or any(same_clock(answer, g) for g in gold)
     )
+
+
+_LIST_BREAK = re.compile(r"\s*(?:[,;&/]|\band\b)\s*", re.IGNORECASE)
+
+
+def holds_list(answer: str, gold: str) -> bool:
+    """Whether `gold` lists two answers or more (commas, semicolons, "and", "&") and
+    `answer` holds every one of them as whole words."""
+    items = [item for item in _LIST_BREAK.split(gold) if item.strip()]
+    return len(items) > 1 and all(answer_contains(answer, [item]) for item in items)
 
 
 def same_clock(answer: str, gold: str) -> bool:

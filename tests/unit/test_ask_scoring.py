@@ -268,3 +268,12 @@ def test_a_name_without_its_middle_names_is_the_same_answer():
     assert is_gold_answer("George Herbert Walker Bush", ["George Bush"])
     assert not is_gold_answer("Tatyana Banks", ["Tatyana Marisol Ali"])
     assert not is_gold_answer("the Ali family", ["Tatyana Marisol Ali"])  # not a name alone
+
+
+def test_a_listed_gold_answer_is_held_when_every_item_is():
+    from conflictdesk.evaluation.ask_scoring import is_gold_answer
+
+    assert is_gold_answer("Ana Brill and Piet Rask", ["Piet Rask,Ana Brill"])
+    assert is_gold_answer("Brill, Rask & Vell", ["Vell; Rask; Brill"])
+    assert not is_gold_answer("Ana Brill", ["Piet Rask,Ana Brill"])  # one of two
+    assert not is_gold_answer("Ana Brill and Tom Arlow", ["Piet Rask,Ana Brill"])
