@@ -788,6 +788,19 @@ def _merge_nested_names(groups: dict[str, list[int]], votes: dict[str, float]) -
             target = max(longer, key=lambda k: (votes[k], k))
             groups[target] += groups.pop(short)
             votes[target] += votes.pop(short)
+    # names ending in the same two words are one name after different qualifiers
+    # ("Irishman Padraig Harrington", "Ireland Padraig Harrington")
+    for key in sorted((k for k in groups if k.startswith("ent:")), key=lambda k: (votes[k], k)):
+        tail = key[4:].split()[-2:]
+        same = [
+            k
+            for k in groups
+            if k != key and k.startswith("ent:") and len(tail) == 2 and k[4:].split()[-2:] == tail
+        ]
+        if same:
+            target = max(same, key=lambda k: (votes[k], k))
+            groups[target] += groups.pop(key)
+            votes[target] += votes.pop(key)
 
 
 def _collect_answers(

@@ -105,6 +105,18 @@ def test_possessive_and_legal_suffix_answers_count_as_one_answer():
     assert answers[0][0] == answers[1][0]
 
 
+def test_names_ending_in_the_same_two_words_are_one_answer():
+    passages = [
+        Passage(0, "The chief executive of Tobrevant is Glassmaker Ada Hexworth."),
+        Passage(1, "Tobrevant's chief executive is Councillor Ada Hexworth."),
+        Passage(2, "The chief executive of Tobrevant is Piet Hexworth."),
+    ]
+    query = "Who is the chief executive of Tobrevant?"
+    ranked = {p.id: [p.text] for p in passages}
+    frame, _ = frame_query(query, passages, ranked, {0: 1.0, 1: 1.0, 2: 1.0})
+    assert [c.passage_ids for c in frame.candidates] == [(0, 1), (2,)]  # one word: not one name
+
+
 def test_the_subject_in_a_variant_form_is_no_answer_and_answers_lose_the_possessive():
     passages = [
         Passage(0, "Records show Tobrevant's founder was Ada Hexworth's cousin Plissadine."),
