@@ -147,11 +147,15 @@ def within(spans: Sequence[Span], phrase: tuple[int, str]) -> list[Span]:
 def _stands_for(span: Span, phrase: tuple[int, str]) -> bool:
     """A date or number is the phrase's value when at most one content word of the phrase
     lies outside it ("about 12.5 kg", "open Monday"), not a modifier of a longer phrase
-    ("a 1948 American romantic comedy")."""
+    ("a 1948 American romantic comedy") nor of the noun after it ("a 1883 farce")."""
     if span[3] == "entity":
         return False
     offset = span[0] - phrase[0]
-    rest = phrase[1][:offset] + " " + phrase[1][offset + len(span[2]) :]
+    before, after = phrase[1][:offset], phrase[1][offset + len(span[2]) :]
+    rest = before + " " + after
+    following = vocab.words(after)[:1]
+    if following and following[0] not in vocab.STOPWORDS:
+        return False  # the noun it qualifies follows ("a 1883 farce"; "12.5 kg of lime" is one)
     return len(vocab.content_words(rest)) <= 1
 
 

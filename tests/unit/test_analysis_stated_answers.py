@@ -153,6 +153,12 @@ def test_who_questions_read_the_doer_before_the_questions_verb():
         "Piet Rask")  # fmt: skip
 
 
+def test_a_year_qualifying_the_noun_after_it_is_no_answer_of_no_kind():
+    query = "What is the medium of Grey Harbour?"
+    sentence = "Grey Harbour is a 1911 farce in three acts by Ana Brill."
+    assert passage_answer(query, "any", [sentence])[1:3] == ("1911 farce", "phrase")
+
+
 def test_the_doer_is_no_name_after_a_preposition():
     query = "Who played the ferryman in Grey Harbour?"
     sentence = "Brill, from Tessel, played the ferryman in the film Grey Harbour."
