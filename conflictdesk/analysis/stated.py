@@ -308,8 +308,8 @@ DOER_GAP = 40  # characters between the doer and its verb ("X, the actress who p
 def _doers(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
     """For "Who <verb> ...?": the span just before the question's verb in the sentence, an
     appositive or relative clause between allowed ("X, the actress who played Y"), no other
-    span between; the first such. A span after a preposition is no subject ("Lee, from
-    Eastbourne, played": Lee)."""
+    span between; the first such. A span after a preposition or in brackets is no subject
+    ("Lee, from Eastbourne, played": Lee)."""
     verb = _question_verb(query)
     if verb is None:
         return []
@@ -320,11 +320,20 @@ def _doers(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
         before = [
             s
             for s in spans
-            if s[0] + len(s[2]) <= match.start() and not _after_preposition(sentence, s)
+            if s[0] + len(s[2]) <= match.start()
+            and not _after_preposition(sentence, s)
+            and not _bracketed(sentence, s)
         ]
         if before and match.start() - (before[-1][0] + len(before[-1][2])) <= DOER_GAP:
             found.append(before[-1])
     return found
+
+
+def _bracketed(sentence: str, span: Span) -> bool:
+    """Whether the span stands inside brackets: an aside, not the sentence's subject
+    ("X (born 1955, credited as Y) played ...": X)."""
+    before = sentence[: span[0]]
+    return before.count("(") > before.count(")")
 
 
 def _after_preposition(sentence: str, span: Span) -> bool:

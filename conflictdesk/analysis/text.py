@@ -68,6 +68,8 @@ def entity_spans(
             tokens = tokens[:-1]
         if not tokens or (len(tokens) == 1 and tokens[0].lower() in ABBREVIATIONS):
             continue  # nothing left, or a bare title such as "Dr"
+        if _PREFIXED.search(text[:start]):
+            continue  # the second part of a prefixed adjective ("anti-Communist", "pre-Roman")
         before = text[:start].rstrip()
         after_title = (
             before.endswith(".") and before[:-1].rsplit(" ", 1)[-1].lower() in ABBREVIATIONS
@@ -84,6 +86,11 @@ def entity_spans(
 
 
 _LABEL_BY = re.compile(r"\s+by\b")
+# English prefixes that make an adjective of a name ("anti-Communist", "non-English")
+_PREFIXED = re.compile(
+    r"(?<![\w-])(?:anti|non|pro|pre|post|ex|mid|neo|pan|semi|trans|ultra|un|sub|super|inter"
+    r"|intra|multi|counter|quasi|pseudo|half|all)-$"
+)
 _BREAK_BEFORE = re.compile(r"(?:/|\s[-–—|])$")
 
 

@@ -165,6 +165,12 @@ def test_the_doer_is_no_name_after_a_preposition():
     assert passage_answer(query, "entity", [sentence])[1] == "Brill"
 
 
+def test_the_doer_is_no_name_in_brackets():
+    query = "Who played the ferryman in Grey Harbour?"
+    sentence = "Ana Brill (born 1955, credited as Ana Tessel) played the ferryman in Grey Harbour."
+    assert passage_answer(query, "entity", [sentence])[1] == "Ana Brill"
+
+
 def test_death_questions_read_the_end_of_a_lifespan():
     sentence = "Ana Brill (3 May 1901 – 2 December 1966) was a Tessel ferry pilot."
     assert passage_answer("When did Ana Brill die?", "date", [sentence])[1] == "2 December 1966"

@@ -117,3 +117,10 @@ def test_a_lone_capital_after_a_slash_or_a_spaced_dash_is_no_name_unless_known()
         "Sexes",
         "Riseborough",
     ]
+
+
+def test_a_name_after_an_english_prefix_is_part_of_an_adjective():
+    from conflictdesk.analysis.text import entity_spans
+
+    text = "The anti-Orlen riots and the pre-Tessel kilns were studied by Ana al-Brill."
+    assert [s for _, s in entity_spans(text)] == ["Ana", "Brill"]  # "al-" is no English prefix
