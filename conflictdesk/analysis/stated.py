@@ -308,8 +308,9 @@ DOER_GAP = 40  # characters between the doer and its verb ("X, the actress who p
 def _doers(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
     """For "Who <verb> ...?": the span just before the question's verb in the sentence, an
     appositive or relative clause between allowed ("X, the actress who played Y"), no other
-    span between; the first such. A span after a preposition or in brackets is no subject
-    ("Lee, from Eastbourne, played": Lee)."""
+    span between; the first such. A span after a preposition or in brackets is no subject,
+    and an aside in brackets does not count in the gap ("Lee, from Eastbourne, played",
+    "Lee (born 1955, credited as Y) played": Lee)."""
     verb = _question_verb(query)
     if verb is None:
         return []
@@ -324,9 +325,14 @@ def _doers(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
             and not _after_preposition(sentence, s)
             and not _bracketed(sentence, s)
         ]
-        if before and match.start() - (before[-1][0] + len(before[-1][2])) <= DOER_GAP:
-            found.append(before[-1])
+        if before:
+            gap = _ASIDE.sub("", sentence[before[-1][0] + len(before[-1][2]) : match.start()])
+            if len(gap) <= DOER_GAP:  # an aside in brackets does not count
+                found.append(before[-1])
     return found
+
+
+_ASIDE = re.compile(r"\([^()]*\)")
 
 
 def _bracketed(sentence: str, span: Span) -> bool:

@@ -167,7 +167,10 @@ def test_the_doer_is_no_name_after_a_preposition():
 
 def test_the_doer_is_no_name_in_brackets():
     query = "Who played the ferryman in Grey Harbour?"
-    sentence = "Ana Brill (born 1955, credited as Ana Tessel) played the ferryman in Grey Harbour."
+    sentence = (
+        "Ana Brill (born 30 January 1955 in Orlen, and sometimes credited as Ana Tessel) "
+        "played the ferryman in Grey Harbour."
+    )
     assert passage_answer(query, "entity", [sentence])[1] == "Ana Brill"
 
 
