@@ -44,6 +44,7 @@ from typing import Protocol
 from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import names
 from conflictdesk.analysis import text as tx
+from conflictdesk.analysis.acronyms import asked_abbreviation, expansion_answer
 from conflictdesk.analysis.copula import asked_attribute, copular_answer, verbal
 from conflictdesk.analysis.dates import (
     FULL_MONTHS,
@@ -496,9 +497,22 @@ def repeats_query(words: Sequence[str], query_words: set[str], query_names: froz
     written out ("Special Victims Unit" for "... on law and order svu?")."""
     if len(words) > 1 and "".join(w[0] for w in words) in query_words - vocab.STOPWORDS:
         return True
+    if len(words) == 1 and _adjective_forms(words[0]) & query_words:
+        return True
     shared = set(words) & query_words
     head = {words[-1]} if len(words) > 1 else set()
     return bool(shared) and (shared != head or bool(shared & query_names))
+
+
+def _adjective_forms(word: str) -> set[str]:
+    """The adjectives English derives from a place name of four letters or more ("india" →
+    "indian", "italy" → "italian", "japan" → "japanese", "china" → "chinese"): a lone name
+    whose adjective the question uses repeats the question ("India" for "... of indian
+    classical dances ...?")."""
+    if len(word) < 4 or not word.isalpha():
+        return set()
+    stem = word[:-1] if word[-1] in "aeiouy" else word
+    return {word + "n", word + "an", stem + "ian", stem + "an", stem + "ese", word + "ese"} - {word}
 
 
 @functools.lru_cache(maxsize=1024)  # asked once per sentence of every passage
@@ -701,6 +715,8 @@ def frame_query(
     asked = answer_kind(query)
     # (kind, measured) in turn; a number question retries any number before other kinds
     tiers = [(asked, True), *([(asked, False)] if asked == "number" else [])]
+    if asked_abbreviation(query) is not None:  # "What does SHO stand for?": its expansion
+        tiers.insert(0, (EXPANSION, True))
     for kind, measured in dict.fromkeys([*tiers, ("any", True), ("sentence", True)]):
         found = _collect_answers(query, kind, on_topic, ranked, topicality, reader, measured)
         if found:
@@ -733,13 +749,17 @@ def frame_query(
     leading = candidates[0]
     hypothesis = leading.text if leading.kind == "sentence" else answer_claim(query, leading.text)
     answers = {pid: (surface[key][0], found[pid][3]) for key in ordered for pid in groups[key]}
-    method = "rule" if kind == asked else f"rule:{kind}-fallback"
+    method = "rule" if kind in (asked, EXPANSION) else f"rule:{kind}-fallback"
     if not measured:
         method = "rule:unit-fallback"
-    if reader is not None and kind != "sentence":
+    if reader is not None and kind not in ("sentence", EXPANSION):
         method += f"+reader:{reader.model_id}"
     return ClaimFrame(query, form, hypothesis, candidates, leading.text, method), answers
 
+
+# The tier of a question asking what an abbreviation stands for (`acronyms`): each passage's
+# answer is the expansion it writes; the question's own kind is tried when none writes one.
+EXPANSION = "expansion"
 
 # How much a set-aside passage's topicality counts in the vote for the on-topic answer it
 # agrees with: 1 / the gate's ratio (`tag.TOPICAL_RATIO`), so that one set-aside passage
@@ -815,6 +835,10 @@ def _collect_answers(
     """passage id → (key, surface, kind, sentence) for the passages holding an answer: the
     rule's, or `reader`'s choice among the spans of the kind (the passages holding one are
     the same; `measured` as `answer_spans`)."""
+    if kind == EXPANSION:
+        letters = asked_abbreviation(query) or ""
+        expanded = {p.id: expansion_answer(ranked[p.id], letters) for p in passages}
+        return {pid: answer for pid, answer in expanded.items() if answer is not None}
     found = {}
     # a word any of the question's passages writes capitalised mid-sentence is a name at a
     # sentence start too ("... Pocahontas was the first ..." in a snippet)

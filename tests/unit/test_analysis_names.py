@@ -186,3 +186,16 @@ def test_the_answer_to_a_who_question_is_no_rival_of_the_subject():
     ]
     query = "Who was the lead singer of the Tobrevant Quartet?"
     assert read_passages(query, passages).about_other == frozenset({3})
+
+
+def test_a_lone_place_whose_adjective_the_question_uses_is_no_answer():
+    passages = [
+        Passage(0, "The main source of Ostrava's classical dances was written by."),
+        Passage(1, "A quiz: the main source of the classical dances of Ostrava was written by."),
+        Passage(2, "The main source of Ostrava's classical dances was written by Ada Hexworth."),
+    ]
+    query = "The main source of ostravan classical dances was written by?"
+    ranked = {p.id: [p.text] for p in passages}
+    frame, _ = frame_query(query, passages, ranked, {0: 1.0, 1: 1.0, 2: 1.0})
+    assert "Ostrava" not in [c.text for c in frame.candidates]
+    assert frame.leading == "Ada Hexworth"
