@@ -383,6 +383,8 @@ def answer_spans(
             words = _word_forms(surface)
             if (names_someone and _qualifier(surface)) or _participle_modifier(surface):
                 continue
+            if _NEGATED_BEFORE.search(remainder[:start]):
+                continue  # "No MLB player has ever ...": the name qualifies a denied noun
             if actor and _ROLE_BEFORE.search(remainder[:start]):
                 continue  # "Keala Settle as Lettie Lutz": the role, not who plays it
             if len(surface) > 1 and not repeats_query(words, query_words, query_names):
@@ -403,6 +405,12 @@ def answer_spans(
             spans.append((start, f"phr:{names.answer_key(surface)}", surface, "phrase"))
     return sorted(spans)
 
+
+# a name after a determiner of negation qualifies what the sentence denies ("No Zembrook
+# driver has won", "not a single Velmark team")
+_NEGATED_BEFORE = re.compile(
+    r"(?:^|[^\w'])(?:no|not\s+a|not\s+one|not\s+a\s+single)\s+$", re.IGNORECASE
+)
 
 # a place or a show after a preposition of place: "built in New Delhi", "starred on Orlen Street"
 _PLACE_BEFORE = re.compile(r"\b(?:in|at|near|on|from)\s+(?:the\s+)?$", re.IGNORECASE)

@@ -199,3 +199,15 @@ def test_a_lone_place_whose_adjective_the_question_uses_is_no_answer():
     frame, _ = frame_query(query, passages, ranked, {0: 1.0, 1: 1.0, 2: 1.0})
     assert "Ostrava" not in [c.text for c in frame.candidates]
     assert frame.leading == "Ada Hexworth"
+
+
+def test_a_name_qualifying_a_denied_noun_is_no_answer():
+    passages = [
+        Passage(0, "No Zembrook driver has won the Ostrava rally twice."),
+        Passage(1, "The Ostrava rally was won twice by Ada Hexworth."),
+    ]
+    query = "Who has won the Ostrava rally twice?"
+    ranked = {p.id: [p.text] for p in passages}
+    frame, answers = frame_query(query, passages, ranked, {0: 1.0, 1: 0.9})
+    assert [c.text for c in frame.candidates] == ["Ada Hexworth"]
+    assert 0 not in answers
