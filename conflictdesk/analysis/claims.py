@@ -65,6 +65,7 @@ from conflictdesk.analysis.dimensions import (
 )
 from conflictdesk.analysis.quantities import merge_same_quantities
 from conflictdesk.analysis.ranges import date_ranges, number_ranges
+from conflictdesk.analysis.sports import asks_sport, sport_of
 from conflictdesk.analysis.stated import (
     Span,
     anchored_agent,
@@ -848,11 +849,16 @@ def _collect_answers(
         expanded = {p.id: expansion_answer(ranked[p.id], letters) for p in passages}
         return {pid: answer for pid, answer in expanded.items() if answer is not None}
     found = {}
+    sport = asks_sport(query)
     # a word any of the question's passages writes capitalised mid-sentence is a name at a
     # sentence start too ("... Pocahontas was the first ..." in a snippet)
     known = set().union(*(tx.midsentence_capitals(p.text) for p in passages))
     for passage in passages:
         answer = passage_answer(query, kind, ranked[passage.id], known, measured)
+        if answer is not None and sport and answer[2] in ("phrase", "entity"):
+            named = sport_of(answer[1])  # "a former English cricketer": cricket
+            if named is not None:
+                answer = (f"phr:{names.answer_key(named)}", named, "phrase", answer[3])
         if answer is not None:
             found[passage.id] = answer
     if reader is not None and kind != "sentence" and found:

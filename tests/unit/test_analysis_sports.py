@@ -1,0 +1,52 @@
+"""Questions asking for a sport, read from descriptions of a role or an event."""
+
+from __future__ import annotations
+
+import pytest
+
+from conflictdesk.analysis.claims import frame_query
+from conflictdesk.analysis.sports import asks_sport, sport_of
+from conflictdesk.types import Passage
+
+
+def test_sport_questions_are_recognised():
+    assert asks_sport("What sport is Ada Hexworth associated with?")
+    assert asks_sport("Which sport did the Zembrook club play?")
+    assert not asks_sport("Who won the Ostrava sports award?")
+
+
+@pytest.mark.parametrize(
+    ("description", "sport"),
+    [
+        ("former Velmark cricketer", None),  # not a nationality: no agent stem read
+        ("former English cricketer", "cricket"),
+        ("Scottish former footballer", "football"),
+        ("golfer", "golf"),
+        ("basketball coach", "basketball"),
+        ("ice hockey player", "ice hockey"),
+        ("American football coach", "American football"),  # the nationality names the sport
+        ("American former professional baseball pitcher", "baseball"),
+        ("WTA Tour tennis event", "tennis"),
+        ("rugby union", None),  # a sport's own name stays as read
+        ("swimmer", None),  # "swimm" is no word
+        ("professional wrestler", None),
+        ("Ostrava Cup", None),
+    ],
+)
+def test_sport_of_a_description(description, sport):
+    assert sport_of(description) == sport
+
+
+def test_a_sport_question_leads_with_the_sport_its_passages_describe():
+    passages = [
+        Passage(0, "Ada Hexworth is a former English cricketer who played for Zembrook."),
+        Passage(1, "Ada Hexworth is an English cricket coach at the Ostrava academy."),
+        Passage(2, "Ada Hexworth is a Scottish former footballer."),
+    ]
+    query = "What sport is Ada Hexworth associated with?"
+    ranked = {p.id: [p.text] for p in passages}
+    frame, _ = frame_query(query, passages, ranked, {p.id: 1.0 for p in passages})
+    assert [(c.text, c.passage_ids) for c in frame.candidates] == [
+        ("cricket", (0, 1)),
+        ("football", (2,)),
+    ]
