@@ -600,6 +600,9 @@ def passage_answer(
     found: list[tuple[str, list[Span]]] = [
         (s, answer_spans(s, kind, query, known_capitals, measured)) for s in stating
     ]
+    if kind == "any" and asked_attribute(query) & _OCCUPATION_NOUNS:
+        # a name (a place, a school, a teacher) states no one's profession; a phrase does
+        found = [(sentence, [s for s in spans if s[3] == "phrase"]) for sentence, spans in found]
     if kind in ("number", "date"):
         for sentence, spans in found:
             anchored = anchored_value(sentence, spans, query, kind)
@@ -627,6 +630,9 @@ def passage_answer(
         return None
     (_, key, surface, span_kind), sentence = fallback
     return key, surface, span_kind, sentence
+
+
+_OCCUPATION_NOUNS = vocab.wordset("profession occupation job career trade")
 
 
 def in_written_unit(

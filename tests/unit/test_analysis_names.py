@@ -211,3 +211,16 @@ def test_a_name_qualifying_a_denied_noun_is_no_answer():
     frame, answers = frame_query(query, passages, ranked, {0: 1.0, 1: 0.9})
     assert [c.text for c in frame.candidates] == ["Ada Hexworth"]
     assert 0 not in answers
+
+
+def test_a_profession_question_reads_no_name_as_the_profession():
+    passages = [
+        Passage(0, "Hexworth studied glassmaking at the Ostrava Academy of Arts in 1930."),
+        Passage(1, "Hexworth studied at the Ostrava Academy of Arts with Piet Zembrook."),
+        Passage(2, "Ada Hexworth (1902–1977) was a Velmark glassblower who worked in Ostrava."),
+    ]
+    query = "What is the profession of Ada Hexworth?"
+    ranked = {p.id: [p.text] for p in passages}
+    frame, answers = frame_query(query, passages, ranked, {p.id: 1.0 for p in passages})
+    assert frame.leading == "Velmark glassblower"
+    assert 0 not in answers and 1 not in answers
