@@ -632,7 +632,7 @@ def passage_answer(
     return key, surface, span_kind, sentence
 
 
-_OCCUPATION_NOUNS = vocab.wordset("profession occupation job career trade")
+_OCCUPATION_NOUNS = vocab.wordset("profession occupation job career trade genre medium")
 
 
 def in_written_unit(

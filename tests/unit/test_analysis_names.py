@@ -224,3 +224,18 @@ def test_a_profession_question_reads_no_name_as_the_profession():
     frame, answers = frame_query(query, passages, ranked, {p.id: 1.0 for p in passages})
     assert frame.leading == "Velmark glassblower"
     assert 0 not in answers and 1 not in answers
+
+
+def test_a_genre_question_reads_no_name_as_the_genre():
+    passages = [
+        Passage(
+            0, "The Zembrook Quartet recorded its first album at Ostrava Studios with Piet Kalder."
+        ),
+        Passage(1, "The Zembrook Quartet recorded with Piet Kalder in Ostrava."),
+        Passage(2, "The Zembrook Quartet is a Velmark folk rock band formed in Ostrava in 1998."),
+    ]
+    query = "What genre does the Zembrook Quartet play?"
+    ranked = {p.id: [p.text] for p in passages}
+    frame, answers = frame_query(query, passages, ranked, {p.id: 1.0 for p in passages})
+    assert frame.leading == "Velmark folk rock band"
+    assert 0 not in answers and 1 not in answers
