@@ -65,7 +65,7 @@ from conflictdesk.analysis.dimensions import (
 )
 from conflictdesk.analysis.quantities import merge_same_quantities
 from conflictdesk.analysis.ranges import date_ranges, number_ranges
-from conflictdesk.analysis.sports import asks_sport, sport_of
+from conflictdesk.analysis.sports import SPORTS, asks_sport, named_sport, sport_of
 from conflictdesk.analysis.stated import (
     Span,
     anchored_agent,
@@ -861,15 +861,35 @@ def _collect_answers(
     known = set().union(*(tx.midsentence_capitals(p.text) for p in passages))
     for passage in passages:
         answer = passage_answer(query, kind, ranked[passage.id], known, measured)
-        if answer is not None and sport and answer[2] in ("phrase", "entity"):
-            named = sport_of(answer[1])  # "a former English cricketer": cricket
-            if named is not None:
-                answer = (f"phr:{names.answer_key(named)}", named, "phrase", answer[3])
+        if sport:
+            answer = _sport_answer(answer, ranked[passage.id])
         if answer is not None:
             found[passage.id] = answer
     if reader is not None and kind != "sentence" and found:
         found = reader.choose(query, kind, passages, ranked, topicality, found)
     return _agreed_spans(query, passages, found, known) if kind == "any" else found
+
+
+def _sport_answer(
+    answer: tuple[str, str, str, str] | None, ranked: Sequence[str]
+) -> tuple[str, str, str, str] | None:
+    """A sport question's answer: the sport the answer's description names ("a former
+    English cricketer": cricket), else the first sport one of the STATED_WINDOW most relevant
+    sentences names; None when they name none (a passage naming no sport states none)."""
+    named = None
+    if answer is not None and answer[2] in ("phrase", "entity"):
+        if " ".join(vocab.words(answer[1])) in SPORTS:
+            return answer  # the sport's own name
+        named = sport_of(answer[1])
+        sentence = answer[3]
+    if named is None:
+        for sentence in ranked[:STATED_WINDOW]:
+            named = named_sport([sentence])
+            if named is not None:
+                break
+    if named is None:
+        return None
+    return (f"phr:{names.answer_key(named)}", named, "phrase", sentence)
 
 
 AGREEMENT_SHARE = 0.6
@@ -898,8 +918,8 @@ def _agreed_spans(
     recurrence = Counter(key for items in spans.values() for key in {s[1] for s in items})
     agreed = {}
     for pid, (key, surface, kind, sentence) in found.items():
-        best = max(spans[pid], key=lambda span: recurrence[span[1]])
-        common = recurrence[best[1]] >= AGREEMENT_SHARE * len(found)
+        best = max(spans[pid], key=lambda span: recurrence[span[1]], default=None)
+        common = best is not None and recurrence[best[1]] >= AGREEMENT_SHARE * len(found)
         if common and recurrence[best[1]] > recurrence[key] and kind != "phrase":
             agreed[pid] = (best[1], best[2], best[3], sentence)
         else:

@@ -34,6 +34,44 @@ CAREER_WORDS = vocab.wordset(
 _NAMED_WITH = vocab.wordset("football rules")
 
 
+# English names of sports (a general list, longest forms first when matched)
+SPORTS = frozenset(
+    line.strip()
+    for line in """
+    football; american football; association football; australian rules football;
+    gaelic football; canadian football; soccer; rugby; rugby union; rugby league; cricket;
+    baseball; softball; basketball; netball; volleyball; beach volleyball; handball;
+    ice hockey; field hockey; hockey; lacrosse; hurling; shinty; polo; water polo; tennis;
+    table tennis; badminton; squash; golf; boxing; kickboxing; wrestling; judo; karate;
+    taekwondo; fencing; mixed martial arts; swimming; diving; rowing; sailing; canoeing;
+    kayaking; surfing; athletics; track and field; marathon; triathlon; cycling;
+    road cycling; track cycling; mountain biking; gymnastics; artistic gymnastics;
+    rhythmic gymnastics; weightlifting; powerlifting; bodybuilding; archery; shooting;
+    equestrianism; show jumping; horse racing; motor racing; auto racing; motorsport;
+    formula one; rallying; speedway; skiing; alpine skiing; cross-country skiing;
+    ski jumping; biathlon; snowboarding; speed skating; figure skating; bobsleigh; luge;
+    curling; bowling; darts; snooker; billiards; pool; chess; climbing; skateboarding
+    """.replace("\n", " ").split(";")
+    if line.strip()
+)
+_LONGEST = max(len(name.split()) for name in SPORTS)
+
+
+def named_sport(sentences: list[str]) -> str | None:
+    """The first sport of SPORTS that `sentences` write, in their order, the longest name
+    at each word ("rugby union" before "rugby"); None when they name none."""
+    for sentence in sentences:
+        words = vocab.words(sentence)
+        for i in range(len(words)):
+            for n in range(min(_LONGEST, len(words) - i), 0, -1):
+                name = " ".join(words[i : i + n])
+                if name in SPORTS:  # as the sentence writes it
+                    pattern = r"\b" + r"\W+".join(map(re.escape, name.split())) + r"\b"
+                    found = re.search(pattern, sentence, re.IGNORECASE)
+                    return found.group(0) if found else name
+    return None
+
+
 def asks_sport(query: str) -> bool:
     """Whether the question asks for a sport ("What sport is X associated with?")."""
     return _ASKS_SPORT.search(query) is not None

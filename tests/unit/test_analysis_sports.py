@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conflictdesk.analysis.claims import frame_query
-from conflictdesk.analysis.sports import asks_sport, sport_of
+from conflictdesk.analysis.sports import asks_sport, named_sport, sport_of
 from conflictdesk.types import Passage
 
 
@@ -50,3 +50,25 @@ def test_a_sport_question_leads_with_the_sport_its_passages_describe():
         ("cricket", (0, 1)),
         ("football", (2,)),
     ]
+
+
+def test_named_sport_reads_the_longest_name_as_written():
+    assert named_sport(["The Ostrava Cup is a Rugby Union competition."]) == "Rugby Union"
+    assert named_sport(["Zembrook won the cup twice.", "It is an ice hockey trophy."]) == (
+        "ice hockey"
+    )
+    assert named_sport(["Zembrook won the Ostrava Cup twice."]) is None
+
+
+def test_a_sport_question_reads_the_sport_a_passage_names_and_no_other_answer():
+    passages = [
+        Passage(
+            0, "Ada Hexworth was named MVP in 2011 after playing college football at Zembrook."
+        ),
+        Passage(1, "Ada Hexworth was named MVP of the Ostrava Bowl in 2011."),
+    ]
+    query = "What sport is Ada Hexworth associated with?"
+    ranked = {p.id: [p.text] for p in passages}
+    frame, answers = frame_query(query, passages, ranked, {p.id: 1.0 for p in passages})
+    assert [c.text for c in frame.candidates] == ["football"]
+    assert 1 not in answers  # it names no sport
