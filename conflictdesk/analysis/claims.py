@@ -393,6 +393,7 @@ def answer_spans(
                 spans.append((start, f"ent:{names.answer_key(surface)}", surface, "entity"))
         if actor:
             spans = _without_roles(remainder, spans)
+            spans = _without_named_roles(spans, query_words)
         if asks_who(query) and stranded_preposition(query) is None:
             spans = _without_places(remainder, spans)
         if actor and any(not _ACRONYM.fullmatch(s[2]) for s in spans if s[3] == "entity"):
@@ -448,6 +449,20 @@ def _without_roles(sentence: str, spans: list[Span]) -> list[Span]:
         ):
             roles.add(role)
     return [s for s in spans if s not in roles]
+
+
+def _without_named_roles(spans: list[Span], query_words: set[str]) -> list[Span]:
+    """For a who-plays question: the spans minus the names sharing a word with the question
+    (those `repeats_query` keeps share their head: the role it names, "Bearclaw Mohawk" for
+    "Who plays the mohawk guy?"), unless no other name is left: who plays the role is not
+    named in the question."""
+    named = {
+        s for s in spans
+        if s[3] == "entity" and any(names.word_form(w) in query_words for w in _word_forms(s[2]))
+    }  # fmt: skip
+    if not any(s[3] == "entity" and s not in named for s in spans):
+        return spans
+    return [s for s in spans if s not in named]
 
 
 _ACRONYM = re.compile(r"[A-Z]{2,6}")

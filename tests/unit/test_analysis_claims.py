@@ -583,3 +583,17 @@ def test_who_plays_reads_a_person_before_an_acronym_of_the_same_sentence():
     assert [s[2] for s in answer_spans(alone, "entity", query)] == ["NBC"]  # nobody else
     other = answer_spans(sentence, "entity", "Who broadcasts Orlen Street?")
     assert "NBC" in [s[2] for s in other]  # not a question for a person who plays a role
+
+
+def test_who_plays_reads_no_name_ending_in_a_word_of_the_question_when_another_is_left():
+    from conflictdesk.analysis.claims import answer_spans
+
+    query = "Who plays the mohawk guy in Orlen Road?"
+    spans = answer_spans("Bearclaw Mohawk is played by Ana Brill.", "entity", query)
+    assert [s[2] for s in spans] == ["Ana Brill"]
+    spans = answer_spans("In the sequel, Bearclaw Mohawk returns.", "entity", query)
+    assert [s[2] for s in spans] == ["Bearclaw Mohawk"]  # nobody else
+    spans = answer_spans(
+        "Bearclaw Mohawk is played by Ana Brill.", "entity", "Who is the mohawk guy?"
+    )
+    assert "Bearclaw Mohawk" in [s[2] for s in spans]  # not a question for who plays a role
