@@ -726,7 +726,8 @@ def frame_query(
     """The claim to tag against, and each on-topic passage's (answer surface, sentence)
     for wh-questions. `ranked` holds each passage's sentences, most query-relevant first;
     `topicality` the on-topic passages only, with their vote weights. When no passage holds
-    a span of the kind asked, any span kind is tried, then sentence answers; a number
+    a span of the kind asked, any span kind is tried (not for a date question: a name or a
+    figure answers no "when"), then sentence answers; a number
     question first reads only numbers that measure what it asks (`dimensions`), then, when
     no passage holds one, any number. With `reader`,
     each passage's span of a date, number, entity or any kind is the reader's choice among
@@ -747,7 +748,10 @@ def frame_query(
     tiers = [(asked, True), *([(asked, False)] if asked == "number" else [])]
     if asked_abbreviation(query) is not None:  # "What does SHO stand for?": its expansion
         tiers.insert(0, (EXPANSION, True))
-    for kind, measured in dict.fromkeys([*tiers, ("any", True), ("sentence", True)]):
+    # a date question no passage dates reads the key sentence: a name or a figure answers
+    # no "when"
+    fallbacks = [("sentence", True)] if asked == "date" else [("any", True), ("sentence", True)]
+    for kind, measured in dict.fromkeys([*tiers, *fallbacks]):
         found = _collect_answers(query, kind, on_topic, ranked, topicality, reader, measured)
         if found:
             break

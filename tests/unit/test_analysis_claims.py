@@ -240,14 +240,18 @@ def test_answer_claim_uses_the_nli_training_template():
     )
 
 
-def test_fallback_from_date_to_any_span_and_to_the_question_without_on_topic_passages():
+def test_fallback_from_date_to_the_key_sentence_and_to_the_question_without_on_topic_passages():
     passages = [Passage(0, "The poll is released every Monday afternoon.")]
     ranked = {0: [passages[0].text]}
     frame, _ = frame_query("When is the poll released?", passages, ranked, {0: 1.0})
     assert (frame.leading, frame.method) == ("Monday", "rule")  # a yearless time is a date
     other = [Passage(0, "The poll is released by the Harlow Institute.")]
     frame, _ = frame_query("When is the poll released?", other, {0: [other[0].text]}, {0: 1.0})
-    assert (frame.leading, frame.method) == ("Harlow Institute", "rule:any-fallback")
+    # a name answers no "when": the key sentence does
+    assert (frame.leading, frame.method) == (other[0].text, "rule:sentence-fallback")
+    counted = [Passage(0, "The poll has been released by 12 analysts since 1990.")]
+    frame, _ = frame_query("Who releases the poll?", counted, {0: [counted[0].text]}, {0: 1.0})
+    assert (frame.leading, frame.method) == ("12", "rule:any-fallback")  # other kinds try any
     frame, answers = frame_query("When is the poll released?", passages, ranked, {})
     assert (frame.hypothesis, frame.method, answers) == ("When is the poll released?", "query", {})
 
