@@ -74,6 +74,7 @@ from conflictdesk.analysis.stated import (
     asks_life_date,
     asks_who,
     counts_other,
+    in_lifespan,
     nearest_span,
     stated_answer,
     stranded_preposition,
@@ -343,7 +344,9 @@ def answer_spans(
         if kind in ("date", "any") and found.span.lower() not in query_l:
             spans.append((found.start, f"date:{found.iso()}", found.span, "date"))
     if kind == "date" and not asks_life_date(query):
-        spans = date_ranges(sentence, spans)
+        # a lifespan in brackets ("Ralph Cole (June 12, 1914 – September 2, 1999) was
+        # elected ...") dates a life, not the event asked about
+        spans = [s for s in date_ranges(sentence, spans) if not in_lifespan(sentence, s)]
     if kind == "date" and not spans:  # a date with a year answers before a yearless one
         dated = asks_dated_event(query)
         for cal in find_calendar(remainder):

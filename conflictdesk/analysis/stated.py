@@ -54,7 +54,7 @@ def anchored_value(sentence: str, spans: Sequence[Span], query: str, kind: str) 
 def _answerable(sentence: str, spans: Sequence[Span], query: str, kind: str) -> list[Span]:
     """The spans that may answer: a lifespan's dates only for a birth or death question."""
     if kind == "date" and not (_asks_birth(query) or _asks_death(query)):
-        return [s for s in spans if not _in_lifespan(sentence, s)] or list(spans)
+        return [s for s in spans if not in_lifespan(sentence, s)] or list(spans)
     return list(spans)
 
 
@@ -288,10 +288,10 @@ def _lifespan_start(sentence: str, span: Span) -> bool:
     """Whether the span is the first date of a lifespan ("(3 July 1750 – 28 February
     1825)")."""
     opened = sentence.rfind("(", 0, span[0])
-    return _in_lifespan(sentence, span) and not any(c.isdigit() for c in sentence[opened : span[0]])
+    return in_lifespan(sentence, span) and not any(c.isdigit() for c in sentence[opened : span[0]])
 
 
-def _in_lifespan(sentence: str, span: Span) -> bool:
+def in_lifespan(sentence: str, span: Span) -> bool:
     """Whether the span lies in parentheses that hold a range of dates, a lifespan after a
     name ("Ralph Cole (June 12, 1914 – September 2, 1999)")."""
     opened = sentence.rfind("(", 0, span[0])

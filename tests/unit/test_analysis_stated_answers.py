@@ -198,6 +198,17 @@ def test_a_lifespan_answers_only_birth_and_death_questions():
     assert passage_answer("When was Ana Brill born?", "date", [sentence])[1] == "3 May 1901"
 
 
+def test_a_lifespan_is_no_date_of_another_event_in_any_sentence():
+    query = "When was Ana Brill elected mayor?"
+    lifespan = "Ana Brill (3 May 1901 – 2 December 1966) was a Tessel ferry pilot and mayor."
+    assert answer_spans(lifespan, "date", query) == []
+    # the reader goes on to the sentence that dates the election
+    later = "She was elected in 1948 after the harbour strike."
+    assert passage_answer(query, "date", [lifespan, later])[1] == "1948"
+    # a birth or death question still reads it
+    assert answer_spans(lifespan, "date", "When did Ana Brill die?") != []
+
+
 def test_a_pages_own_dates_are_no_answers():
     query = "When was the album Grey Harbour released?"
     for stamp in ("Retrieved 31 December 2024.", "This page was last edited on 20 February 2025."):
