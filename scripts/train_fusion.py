@@ -178,6 +178,11 @@ def print_checks(report: dict) -> None:
               f"{auc['fusion']:.3f} vs {auc['nli_alone']:.3f}; conflict F1 difference "
               f"{boot['difference']:+.3f} (95% {boot['low']:+.3f} .. {boot['high']:+.3f}, "
               f"fusion ahead in {boot['a_wins']:.0%} of draws)")  # fmt: skip
+        if check.get("ceiling"):
+            top = check["ceiling"]
+            print(f"    ceiling: the best conflict F1 any threshold reaches here, chosen on this "
+                  f"set itself: {top['f1']:.3f} (threshold {top['threshold']:.2f}; shipped "
+                  f"{report['threshold']:.2f})")  # fmt: skip
     print(f"  default labeller: {'fusion' if report['default'] else 'nli (fusion opt-in)'}")
     print("\nencoder separation, AUC of CONTRADICTS vs IRRELEVANT pairs (trained-on sets first):")
     for name, aucs in report["encoder_separation"].items():

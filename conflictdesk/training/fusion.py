@@ -50,6 +50,7 @@ from conflictdesk.training.fusion_cv import (
     rank_auc,
     relation_rows,
     stacked,
+    threshold_ceiling,
 )
 from conflictdesk.types import NLIScores
 
@@ -403,7 +404,19 @@ def held_out_check(case_set: CaseSet, model: FusionModel, labellers: dict) -> di
     gold = [c.conflict for c in case_set.cases]
     return {
         "wins": wins,
+        "ceiling": ceiling(case_set, model),
         "case_auc": {"fusion": case_auc(model.probabilities(case_set.x), case_set),
                      "nli_alone": case_auc(nli_alone(case_set.x), case_set)},
         "bootstrap": bootstrap_difference(gold, verdicts["fusion"], verdicts["nli_alone"]),
     }  # fmt: skip
+
+
+def ceiling(case_set: CaseSet, model: FusionModel) -> dict[str, float] | None:
+    """The best conflict F1 any threshold of the "split" regression reaches on `case_set`,
+    the threshold chosen on the set itself (`fusion_cv.threshold_ceiling`): what no choice of
+    threshold can pass with this encoder and these features. None for "softmax"."""
+    if model.structure != "split":
+        return None
+    raw = sigmoid(model.logits(case_set.x)[:, 0])
+    best, threshold = threshold_ceiling(case_set.x, raw, case_set, split_relations)
+    return {"f1": best, "threshold": threshold}

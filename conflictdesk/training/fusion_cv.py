@@ -8,7 +8,7 @@ rule compares. No held-out set takes part."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -161,3 +161,25 @@ def bootstrap_difference(
         "high": float(high),
         "a_wins": float(np.mean(diffs > 0)),
     }
+
+
+def threshold_ceiling(
+    x: np.ndarray, q: np.ndarray, case_set, split: Callable[..., np.ndarray]
+) -> tuple[float, float]:
+    """(best conflict F1, its threshold) of the "split" decision `split(x, q, threshold)` over
+    every threshold on the regression's output `q`, chosen on `case_set` itself: an upper
+    bound on what choosing the threshold could reach there, never a figure to ship (the
+    shipped threshold is chosen by cross-validation on the training cases). A case is a
+    conflict when a pair is SUPPORTS and another reaches the threshold (gated pairs never)."""
+    n = len(case_set.cases)
+    gold = np.asarray([c.conflict for c in case_set.cases], dtype=bool)
+    supports = (split(x, q, np.inf) == RELATIONS.index("SUPPORTS")) & ~case_set.gate
+    open_rows = ~supports & ~case_set.gate
+    has_support = np.zeros(n, dtype=bool)
+    np.logical_or.at(has_support, case_set.groups[supports], True)
+    top = np.full(n, -np.inf)
+    np.maximum.at(top, case_set.groups[open_rows], q[open_rows])
+    best = (f1(gold, np.zeros(n, dtype=bool)), float("inf"))
+    for threshold in np.unique(top[np.isfinite(top)]):
+        best = max(best, (f1(gold, has_support & (top >= threshold)), float(threshold)))
+    return best

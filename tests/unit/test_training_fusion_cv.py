@@ -18,6 +18,7 @@ from conflictdesk.training.fusion_cv import (
     choose_split,
     fold_of,
     rank_auc,
+    threshold_ceiling,
 )
 
 S, C, I = (RELATIONS.index(r) for r in RELATIONS)
@@ -144,3 +145,25 @@ def test_split_relations_keep_the_encoders_supports():
     x = np.array([[0.6, 0.3, 0.1], [0.2, 0.7, 0.1], [0.2, 0.1, 0.7]])
     q = np.array([0.9, 0.2, 0.5])  # a high q cannot turn the encoder's SUPPORTS
     assert split_relations(x, q, 0.4).tolist() == [S, I, C]
+
+
+def test_threshold_ceiling_is_the_best_conflict_f1_over_thresholds_on_the_set_itself():
+    cases = case_set(4)  # cases 1 and 3 conflict
+    supports = (cases.y == S).astype(float)[:, None]
+
+    def split(x, q, threshold):
+        return np.where(x[:, 0] == 1, S, np.where(q >= threshold, C, I))
+
+    # the regression ranks case 1's contradiction first, then case 0's irrelevant pair, then
+    # case 3's contradiction: no threshold separates the two conflicts from case 0
+    q = np.zeros(len(cases.y))
+    q[cases.groups * 3 + 1 == np.arange(len(q))] = [0.6, 0.9, 0.1, 0.5]
+    best, threshold = threshold_ceiling(supports, q, cases, split)
+    assert threshold == pytest.approx(0.5) and best == pytest.approx(0.8)  # 2 tp, 1 fp
+    # a gated pair never counts, however high its output
+    cases.gate[1] = True  # case 0's irrelevant pair with q 0.6
+    best, threshold = threshold_ceiling(supports, q, cases, split)
+    assert (best, threshold) == (pytest.approx(1.0), pytest.approx(0.5))
+    # no case with a SUPPORTS pair: no threshold finds a conflict
+    best, _ = threshold_ceiling(np.zeros_like(supports), q, cases, split)
+    assert best == 0.0
