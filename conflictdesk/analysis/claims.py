@@ -359,7 +359,7 @@ def answer_spans(
             surface = remainder[start:end].strip()
             if kind == "number" and measured and not fits(asked, remainder, start, end):
                 continue
-            if _reference_mark(remainder, start, end):
+            if _reference_mark(remainder, start, end) or _unit_power(remainder, start, end):
                 continue
             if kind == "number" and counts_other(remainder, (start, "", surface, ""), query):
                 continue
@@ -507,6 +507,23 @@ def _word_forms(text: str) -> list[str]:
         for part in (word.split("-") if "-" in word else [word])
         if part
     ]
+
+
+# a length unit whose power lost its superscript in the page's text ("165.21 km 2", "40 m 3")
+_LENGTH_UNIT_BEFORE = re.compile(r"\d\s*/?\s*(?:km|m|cm|mm|mi|ft|in|yd)\s+$")
+
+
+def _unit_power(text: str, start: int, end: int) -> bool:
+    """Whether the number is a 2 or a 3 right after a length unit that follows a number:
+    the unit's power (an area or a volume), not a value of its own."""
+    return (
+        text[start:end] in ("2", "3")
+        and bool(_LENGTH_UNIT_BEFORE.search(text[:start]))
+        and not _UNIT_AFTER.match(text, end)  # "6 ft 3 in": feet and inches
+    )
+
+
+_UNIT_AFTER = re.compile(r"\s*(?:in|inch|inches|cm|mm|m)\b", re.IGNORECASE)
 
 
 def _reference_mark(text: str, start: int, end: int) -> bool:

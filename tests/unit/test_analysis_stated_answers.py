@@ -192,6 +192,16 @@ def test_a_citation_mark_is_no_number():
     assert [s[2] for s in spans] == ["40,147"]
 
 
+def test_a_units_lost_superscript_is_no_number():
+    query = "What is the population of Tessel?"
+    sentence = "Area 165.21 km 2 (63.79 sq mi), density 900/km 2. Population 17,289."
+    assert [s[2] for s in answer_spans(sentence, "number", query)] == ["900", "17,289"]
+    assert passage_answer(query, "number", [sentence])[1] == "17,289"
+    # a height in feet and inches keeps its inches
+    spans = answer_spans("She stands 5 ft 3 in tall.", "number", "How tall is Ana Brill?")
+    assert "3" in [s[2] for s in spans]
+
+
 def test_a_lifespan_answers_only_birth_and_death_questions():
     sentence = "Ana Brill (3 May 1901 – 2 December 1966) was elected mayor of Tessel in 1948."
     assert passage_answer("When was Ana Brill elected mayor?", "date", [sentence])[1] == "1948"
