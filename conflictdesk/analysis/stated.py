@@ -64,7 +64,10 @@ def _value_rules(sentence: str, spans: list[Span], query: str, kind: str) -> Ite
         counted = _counted_noun(query)
         attribute = asked_attribute(query)
         by_noun = [s for s in spans if _counts(sentence, s, counted)] if counted else []
-        after = _first_after(sentence, spans, lambda w: matches(w, attribute)) if attribute else []
+        valued = spans
+        if _POPULATION & attribute:  # a population is no count of wards, towns or years
+            valued = [s for s in spans if not _counts_other_noun(sentence, s, attribute)]
+        after = _first_after(sentence, valued, lambda w: matches(w, attribute)) if attribute else []
         # "how many X" reads the number before X first; a population the value after the
         # word itself ("a population of 3,879") before a figure of people
         yield from ((after, by_noun) if _POPULATION & attribute else (by_noun, after))
@@ -253,6 +256,20 @@ def _first_after(sentence: str, spans: Sequence[Span], anchor: Callable[[str], b
             if after:
                 return after[:1]
     return []
+
+
+# a plural noun right after a number (one adjective between allowed): what the number counts
+_PLURAL_AFTER = re.compile(r"\s+(?:[a-z]+\s+)?([a-z]{3,}s)\b")
+
+
+def _counts_other_noun(sentence: str, span: Span, attribute: set[str]) -> bool:
+    """Whether the number counts a plural noun that is neither the attribute asked for nor
+    people ("the population of the parish and the two electoral wards was 1,234")."""
+    found = _PLURAL_AFTER.match(sentence, span[0] + len(span[2]))
+    if found is None or found.group(1) in vocab.STOPWORDS:
+        return False
+    noun = found.group(1)
+    return not (matches(noun, attribute) or noun in _PEOPLE)
 
 
 def _counts(sentence: str, span: Span, counted: set[str]) -> bool:

@@ -202,6 +202,15 @@ def test_a_units_lost_superscript_is_no_number():
     assert "3" in [s[2] for s in spans]
 
 
+def test_a_population_is_no_count_of_other_things():
+    query = "What is the population of Tessel?"
+    sentence = "In 2011 the population of its 12 villages was 4,210."
+    assert passage_answer(query, "number", [sentence])[1] == "4,210"
+    # a count of people is a population
+    people = "The population of Tessel was 4,210 residents in 2011."
+    assert passage_answer(query, "number", [people])[1] == "4,210"
+
+
 def test_a_lifespan_answers_only_birth_and_death_questions():
     sentence = "Ana Brill (3 May 1901 – 2 December 1966) was elected mayor of Tessel in 1948."
     assert passage_answer("When was Ana Brill elected mayor?", "date", [sentence])[1] == "1948"
