@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from conflictdesk.analysis.quantities import CLOCK
 from conflictdesk.text import split_sentences
-from conflictdesk.vocabulary import ABBREVIATIONS, NON_ENTITY_CAPITALS, content_words
+from conflictdesk.vocabulary import ABBREVIATIONS, AUXILIARIES, NON_ENTITY_CAPITALS, content_words
 
 NUMBER = re.compile(
     rf"(?<![\w.:])(?:{CLOCK})|"  # a time of day ("9am", "13:00": `quantities.clock_minutes`)
@@ -79,13 +79,34 @@ def entity_spans(
         initial = not before or (
             (before[-1:] in ".!?:\"'(" and not after_title) or _BREAK_BEFORE.search(before)
         )
-        if known is not None and initial and len(tokens) == 1 and tokens[0].lower() not in known:
+        if (
+            known is not None
+            and initial
+            and len(tokens) == 1
+            and tokens[0].lower() not in known
+            and not _subject_of_auxiliary(text, end, tokens[0])
+        ):
             continue
         found.append((start, " ".join(tokens)))
     return found
 
 
 _LABEL_BY = re.compile(r"\s+by\b")
+_NEXT_WORD = re.compile(r"\s+([a-z']+)\b")
+
+
+def _subject_of_auxiliary(text: str, end: int, token: str) -> bool:
+    """Whether a sentence's first word is the subject of the auxiliary right after it
+    ("Pocahontas was the first woman ..."), not an adverb ("Currently is ..."): a name."""
+    following = _NEXT_WORD.match(text, end)
+    if not following or token.endswith("ly"):
+        return False
+    # a plural auxiliary follows a plural common noun as often ("Responses were ...")
+    return following.group(1) in AUXILIARIES and following.group(1) not in _PLURAL_AUXILIARIES
+
+
+_PLURAL_AUXILIARIES = frozenset({"are", "were", "have", "do", "aren't", "weren't", "don't"})
+
 # English prefixes that make an adjective of a name ("anti-Communist", "non-English")
 _PREFIXED = re.compile(
     r"(?<![\w-])(?:anti|non|pro|pre|post|ex|mid|neo|pan|semi|trans|ultra|un|sub|super|inter"
