@@ -196,11 +196,44 @@ def anchored_agent(sentence: str, spans: Sequence[Span], query: str) -> Span | N
     ("She is portrayed by X" for "Who plays ...?", "written by X" for "Who wrote ...?"),
     looked for in every stating sentence of a passage before its most relevant one's
     nearest span; None for other questions or without one."""
-    if not asks_who(query) or _question_verb(query) is None:
+    if not asks_who(query):
+        return None
+    maker = _maker_in_brackets(sentence, spans, query)
+    if maker is not None:
+        return maker
+    if _question_verb(query) is None:
         return None
     distances = span_distances(sentence, spans, query) or [0] * len(spans)
     agents = _agents(sentence, spans, query, distances, by_verb=True)
     return agents[0] if agents else None
+
+
+# an encyclopaedia's bracketed qualifier naming a work's maker after its title ("The Heat
+# (Needtobreathe album)", "Lullaby (Ana Brill song)")
+_MAKER_BRACKET = re.compile(
+    r"(?:'s|’s)?\s+(?:album|song|single|ep|novel|book|play|opera|musical|painting|poem)\s*\)",
+    re.IGNORECASE,
+)
+
+
+def _maker_in_brackets(sentence: str, spans: Sequence[Span], query: str) -> Span | None:
+    """For a who-question about a work (its artist, author, composer), the name a bracketed
+    qualifier gives right after a title of the question ("The Heat (Needtobreathe album)")."""
+    for span in spans:
+        start, end = span[0], span[0] + len(span[2])
+        opened = sentence.rfind("(", 0, start)
+        if (
+            span[3] != "entity"
+            or opened < 0
+            or sentence[opened + 1 : start].strip().lower() not in ("", "the")
+        ):
+            continue
+        title = sentence[:opened].rstrip().lower()
+        if _MAKER_BRACKET.match(sentence, end) and any(
+            title.endswith(w) for w in vocab.words(query.lower())[-3:]
+        ):
+            return span
+    return None
 
 
 def _same_act(word: str, verb: str) -> bool:

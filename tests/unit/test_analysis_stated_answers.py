@@ -211,6 +211,15 @@ def test_a_population_is_no_count_of_other_things():
     assert passage_answer(query, "number", [people])[1] == "4,210"
 
 
+def test_a_bracketed_qualifier_after_a_title_names_its_maker():
+    query = 'Who is the artist of the album "Grey Harbour"?'
+    sentence = "Grey Harbour ( Ana Brill album ) is an album produced by Piet Rask in Tessel."
+    assert passage_answer(query, "entity", [sentence])[1] == "Ana Brill"
+    # a bracket after another title names that title's maker, not the asked one's
+    other = "Blue Pier ( Ana Brill album ) is an album produced by Piet Rask in Tessel."
+    assert passage_answer(query, "entity", [other])[1] == "Piet Rask"
+
+
 def test_a_lifespan_answers_only_birth_and_death_questions():
     sentence = "Ana Brill (3 May 1901 – 2 December 1966) was elected mayor of Tessel in 1948."
     assert passage_answer("When was Ana Brill elected mayor?", "date", [sentence])[1] == "1948"
