@@ -65,7 +65,13 @@ from conflictdesk.analysis.dimensions import (
 )
 from conflictdesk.analysis.quantities import merge_same_quantities
 from conflictdesk.analysis.ranges import date_ranges, number_ranges
-from conflictdesk.analysis.sports import SPORTS, asks_sport, named_sport, sport_of
+from conflictdesk.analysis.sports import (
+    SPORTS,
+    asks_sport,
+    bracketed_sport,
+    named_sport,
+    sport_of,
+)
 from conflictdesk.analysis.stated import (
     Span,
     anchored_agent,
@@ -901,7 +907,7 @@ def _collect_answers(
     for passage in passages:
         answer = passage_answer(query, kind, ranked[passage.id], known, measured)
         if sport:
-            answer = _sport_answer(answer, ranked[passage.id])
+            answer = _sport_answer(query, answer, ranked[passage.id])
         if answer is not None:
             found[passage.id] = answer
     if reader is not None and kind != "sentence" and found:
@@ -910,11 +916,17 @@ def _collect_answers(
 
 
 def _sport_answer(
-    answer: tuple[str, str, str, str] | None, ranked: Sequence[str]
+    query: str, answer: tuple[str, str, str, str] | None, ranked: Sequence[str]
 ) -> tuple[str, str, str, str] | None:
-    """A sport question's answer: the sport the answer's description names ("a former
-    English cricketer": cricket), else the first sport one of the STATED_WINDOW most relevant
-    sentences names; None when they name none (a passage naming no sport states none)."""
+    """A sport question's answer: the sport a bracketed qualifier of the question's subject
+    names ("Bobby Carpenter (American football)", `sports.bracketed_sport`), else the sport
+    the answer's description names ("a former English cricketer": cricket), else the first
+    sport one of the STATED_WINDOW most relevant sentences names; None when they name none
+    (a passage naming no sport states none)."""
+    bracketed = bracketed_sport(query, list(ranked))
+    if bracketed is not None:
+        sentence = next(s for s in ranked if bracketed in s.replace("_", " "))
+        return (f"phr:{names.answer_key(bracketed)}", bracketed, "phrase", sentence)
     named = None
     if answer is not None and answer[2] in ("phrase", "entity"):
         if " ".join(vocab.words(answer[1])) in SPORTS:

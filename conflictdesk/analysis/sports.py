@@ -72,6 +72,23 @@ def named_sport(sentences: list[str]) -> str | None:
     return None
 
 
+# a title's bracketed qualifier: "Bobby Carpenter (American football)"
+_BRACKETED = re.compile(r"([\w'’.-]+)\s*\(\s*([^()]{3,40}?)\s*\)")
+
+
+def bracketed_sport(query: str, sentences: list[str]) -> str | None:
+    """The sport a bracketed qualifier right after a word of the question names (an
+    encyclopaedia's title "Bobby Carpenter (American football)" for "What sport is Bobby
+    Carpenter associated with?"); None when none does."""
+    asked = set(vocab.words(query.lower()))
+    for sentence in sentences:
+        for found in _BRACKETED.finditer(sentence):
+            named = " ".join(vocab.words(found.group(2).lower().replace("_", " ")))
+            if found.group(1).lower() in asked and named in SPORTS:
+                return found.group(2).replace("_", " ")
+    return None
+
+
 def asks_sport(query: str) -> bool:
     """Whether the question asks for a sport ("What sport is X associated with?")."""
     return _ASKS_SPORT.search(query) is not None

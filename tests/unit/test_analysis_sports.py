@@ -72,3 +72,19 @@ def test_a_sport_question_reads_the_sport_a_passage_names_and_no_other_answer():
     frame, answers = frame_query(query, passages, ranked, {p.id: 1.0 for p in passages})
     assert [c.text for c in frame.candidates] == ["football"]
     assert 1 not in answers  # it names no sport
+
+
+def test_a_sport_in_brackets_after_the_subjects_name_answers_first():
+    from conflictdesk.analysis.sports import bracketed_sport
+
+    query = "What sport is Ada Hexworth associated with?"
+    page = [
+        "Ada Hexworth played baseball at school and tennis in summer.",
+        "Contents Ada Hexworth ( American football ) 3 languages Add topic",
+    ]
+    assert bracketed_sport(query, page) == "American football"
+    ranked = {0: page}
+    frame, _ = frame_query(query, [Passage(0, " ".join(page))], ranked, {0: 1.0})
+    assert [c.text for c in frame.candidates] == ["American football"]
+    # a bracket after another name, or holding no sport, is no answer
+    assert bracketed_sport(query, ["Tessel (ferry port) hosts Zembrook (cricket)."]) is None
