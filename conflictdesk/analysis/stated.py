@@ -307,9 +307,10 @@ def _counts_other_noun(sentence: str, span: Span, attribute: set[str]) -> bool:
 
 def _counts(sentence: str, span: Span, counted: set[str]) -> bool:
     """Whether the number span is followed, within three words, by a counted noun ("150
-    contributing buildings" for "how many buildings")."""
+    contributing buildings" for "how many buildings"), or ends with one as its unit ("3,168
+    people")."""
     after = sentence[span[0] + len(span[2]) :]
-    words = vocab.words(after)[:3]
+    words = vocab.words(span[2])[-1:] + vocab.words(after)[:3]
     return any(matches(word, counted) for word in words)
 
 

@@ -220,6 +220,15 @@ def test_a_bracketed_qualifier_after_a_title_names_its_maker():
     assert passage_answer(query, "entity", [other])[1] == "Piet Rask"
 
 
+def test_a_census_count_of_people_answers_a_population_question():
+    query = "What is the population of Tessel Township?"
+    sentence = (
+        "As of the census of 2010, there were 3,168 people, 1,252 households, and 906 "
+        "families residing in the township."
+    )
+    assert passage_answer(query, "number", [sentence])[1] == "3,168 people"
+
+
 def test_a_lifespan_answers_only_birth_and_death_questions():
     sentence = "Ana Brill (3 May 1901 – 2 December 1966) was elected mayor of Tessel in 1948."
     assert passage_answer("When was Ana Brill elected mayor?", "date", [sentence])[1] == "1948"
