@@ -642,6 +642,10 @@ def passage_answer(
         (s, answer_spans(s, kind, query, known_capitals, measured)) for s in stating
     ]
     if kind == "any" and asked_attribute(query) & _OCCUPATION_NOUNS:
+        # a bracket names a work's medium ("(video game)"), not its genre
+        qualified = None if "genre" in asked_attribute(query) else _bracketed_class(query, ranked)
+        if qualified is not None:
+            return qualified
         # a name (a place, a school, a teacher) states no one's profession; a phrase does
         found = [(sentence, [s for s in spans if s[3] == "phrase"]) for sentence, spans in found]
     if kind in ("number", "date"):
@@ -674,6 +678,26 @@ def passage_answer(
 
 
 _OCCUPATION_NOUNS = vocab.wordset("profession occupation job career trade genre medium")
+# a title's bracketed qualifier: "Transit of Venus ( play )", "Greg_Boyer_ ( water_polo )"
+_BRACKETED_CLASS = re.compile(r"([\w'’.-]+?)_?\s*\(\s*((?:\d{4}\s+)?[A-Za-z_][\w\s_-]{2,40}?)\s*\)")
+
+
+def _bracketed_class(query: str, ranked: Sequence[str]) -> tuple[str, str, str, str] | None:
+    """For a question asking someone's profession or a work's medium, the class an
+    encyclopaedia's bracketed qualifier gives right after the question's subject ("Greg
+    Boyer (water polo)", "The Green Pastures (film)"), a leading year dropped; None without
+    one, or when it names someone (a capitalised word that is no nationality)."""
+    asked = set(re.findall(r"[a-z0-9]+", query.lower()))  # "Brill's": "brill", "s"
+    for sentence in ranked:
+        for found in _BRACKETED_CLASS.finditer(sentence):
+            content = re.sub(r"^\d{4}\s+", "", found.group(2).replace("_", " ")).strip()
+            words = content.split()
+            named = [w for w in words if w[:1].isupper() and w not in vocab.NATIONALITIES]
+            before = found.group(1).replace("_", " ").split()[-1:]  # "Greg_Boyer_ (...)"
+            if not before or before[0].lower() not in asked or not words or named or len(words) > 4:
+                continue
+            return f"phr:{names.answer_key(content)}", content, "phrase", sentence
+    return None
 
 
 def in_written_unit(

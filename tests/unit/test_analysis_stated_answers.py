@@ -229,6 +229,16 @@ def test_a_census_count_of_people_answers_a_population_question():
     assert passage_answer(query, "number", [sentence])[1] == "3,168 people"
 
 
+def test_a_bracketed_qualifier_after_the_subject_gives_a_profession_or_a_medium():
+    heading = "Contents Ana_Brill_ ( water_polo ) Add languages"
+    assert passage_answer("What is Ana Brill's profession?", "any", [heading])[1] == "water polo"
+    film = "Media related to Grey Harbour ( 1936 film ) at Wikimedia Commons."
+    assert passage_answer('What is the medium of "Grey Harbour"?', "any", [film])[1] == "film"
+    # a bracket naming someone, or after another title, gives none
+    named = "Grey Harbour ( Piet Rask ) is a film. Blue Pier ( novel ) is not."
+    assert passage_answer('What is the medium of "Grey Harbour"?', "any", [named])[1] != "novel"
+
+
 def test_a_lifespan_answers_only_birth_and_death_questions():
     sentence = "Ana Brill (3 May 1901 – 2 December 1966) was elected mayor of Tessel in 1948."
     assert passage_answer("When was Ana Brill elected mayor?", "date", [sentence])[1] == "1948"
