@@ -679,6 +679,7 @@ def passage_answer(
 
 _OCCUPATION_NOUNS = vocab.wordset("profession occupation job career trade genre medium")
 # a title's bracketed qualifier: "Transit of Venus ( play )", "Greg_Boyer_ ( water_polo )"
+_LIFE_NOTES = vocab.wordset("born died née nee formerly also aka")
 _BRACKETED_CLASS = re.compile(r"([\w'’.-]+?)_?\s*\(\s*((?:\d{4}\s+)?[A-Za-z_][\w\s_-]{2,40}?)\s*\)")
 
 
@@ -693,6 +694,8 @@ def _bracketed_class(query: str, ranked: Sequence[str]) -> tuple[str, str, str, 
             content = re.sub(r"^\d{4}\s+", "", found.group(2).replace("_", " ")).strip()
             words = content.split()
             named = [w for w in words if w[:1].isupper() and w not in vocab.NATIONALITIES]
+            if any(c.isdigit() for c in content) or words[:1] and words[0] in _LIFE_NOTES:
+                continue  # "(born 1961)", "(née Brill)": a life's note, no class
             before = found.group(1).replace("_", " ").split()[-1:]  # "Greg_Boyer_ (...)"
             if not before or before[0].lower() not in asked or not words or named or len(words) > 4:
                 continue
