@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from conflictdesk.analysis.quantities import CLOCK
 from conflictdesk.text import split_sentences
-from conflictdesk.vocabulary import ABBREVIATIONS, AUXILIARIES, NON_ENTITY_CAPITALS, content_words
+from conflictdesk.vocabulary import ABBREVIATIONS, NON_ENTITY_CAPITALS, content_words
 
 NUMBER = re.compile(
     rf"(?<![\w.:])(?:{CLOCK})|"  # a time of day ("9am", "13:00": `quantities.clock_minutes`)
@@ -101,11 +101,14 @@ def _subject_of_auxiliary(text: str, end: int, token: str) -> bool:
     following = _NEXT_WORD.match(text, end)
     if not following or token.endswith("ly"):
         return False
-    # a plural auxiliary follows a plural common noun as often ("Responses were ...")
-    return following.group(1) in AUXILIARIES and following.group(1) not in _PLURAL_AUXILIARIES
+    # only a singular form: a plural one, or a modal, follows a common noun as often
+    # ("Responses were mixed", "Residents can apply")
+    return following.group(1) in _SINGULAR_AUXILIARIES
 
 
-_PLURAL_AUXILIARIES = frozenset({"are", "were", "have", "do", "aren't", "weren't", "don't"})
+_SINGULAR_AUXILIARIES = frozenset(
+    {"is", "was", "has", "does", "isn't", "wasn't", "hasn't", "doesn't"}
+)
 
 # English prefixes that make an adjective of a name ("anti-Communist", "non-English")
 _PREFIXED = re.compile(

@@ -129,7 +129,10 @@ def test_a_name_after_an_english_prefix_is_part_of_an_adjective():
 def test_a_sentence_first_word_before_a_singular_auxiliary_is_a_name():
     from conflictdesk.analysis.text import entity_spans
 
-    text = "Vellora was the first ferry pilot. Currently is a word. Results were mixed."
+    text = (
+        "Vellora was the first ferry pilot. Currently is a word. Results were mixed. "
+        "Residents can apply."
+    )
     assert [s for _, s in entity_spans(text, known=set())] == ["Vellora"]
     # without the auxiliary, sentence case capitalises any word: a name only when known
     assert [s for _, s in entity_spans("Vellora piloted it.", known=set())] == []
