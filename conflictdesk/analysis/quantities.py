@@ -81,6 +81,9 @@ _UNITS: dict[str, tuple[str, float, float]] = {
 # unit -> its dimension ("length", "mass", "time", "speed", ...): what `dimensions` reads
 UNIT_DIMENSIONS: dict[str, str] = {unit: spec[0] for unit, spec in _UNITS.items()}
 _SPAN = re.compile(r"^\s*(\d[\d,]*(?:\.(\d+))?)\s*(.*?)\s*$")
+# "23 500 people": a space between groups of three digits separates thousands (as
+# `text.group_digits`, which imports this module)
+_SPACED_THOUSANDS = re.compile(r"(?<=\d)[ \u00a0\u202f](?=\d{3}(?!\d))")
 
 # A time of day: an hour with "am"/"pm" ("9am", "9:30 p.m.", "10.30am"), or hours and minutes
 # on the 24-hour clock ("09:00", "19:30"; not "3:33.08", a time with hundredths, nor "1:2:3").
@@ -142,7 +145,7 @@ def quantity(surface: str) -> Quantity | None:
     minutes = clock_minutes(surface)
     if minutes is not None:
         return Quantity("clock", float(minutes), 0.5)
-    match = _SPAN.match(surface)
+    match = _SPAN.match(_SPACED_THOUSANDS.sub("", surface))
     if not match:
         return None
     unit = _UNITS.get(" ".join(match.group(3).lower().lstrip("-").split()))

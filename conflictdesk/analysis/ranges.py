@@ -56,7 +56,7 @@ def number_ranges(text: str) -> list[tuple[int, int, str]]:
     found = []
     for match in tx.NUMBER.finditer(text):
         clock = clock_key(match.group(0))
-        value = re.match(r"[\d,]+(?:\.\d+)*", match.group(0).strip())
+        value = re.match(r"[\d,]+(?:\.\d+)*", tx.group_digits(match.group(0).strip()))
         if clock is not None:
             found.append((match.start(), match.end(), clock))
         elif value:

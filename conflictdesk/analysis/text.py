@@ -16,7 +16,7 @@ from conflictdesk.vocabulary import ABBREVIATIONS, NON_ENTITY_CAPITALS, content_
 
 NUMBER = re.compile(
     rf"(?<![\w.:])(?:{CLOCK})|"  # a time of day ("9am", "13:00": `quantities.clock_minutes`)
-    r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+){0,2}(?!\.\d)(?:(?:\s|-)?(?:%|percent|per cent|"
+    r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d{1,3}(?:[ \u00a0\u202f]\d{3}(?![\d,]))+|\d+)(?:\.\d+){0,2}(?!\.\d)(?:(?:\s|-)?(?:%|percent|per cent|"
     r"km/hr?|kph|mph|m/s|knots|kWh|MWh|GWh|Wh|kW|watts?|kilowatts?|megawatts?|hp|horsepower|mAh|"
     r"GB|MB|TB|kB|gigabytes?|megabytes?|terabytes?|months?|weeks?|years?|days?|hours?|minutes?|"
     r"seconds?|decades?|W|million|"
@@ -149,7 +149,16 @@ def midsentence_capitals(text: str) -> set[str]:
 
 def normalise_span(span: str) -> str:
     span = span.strip().lower().replace(",", "")
-    return re.sub(r"\s+", " ", span)
+    return re.sub(r"\s+", " ", group_digits(span))
+
+
+# a space between groups of three digits ("23 500", "1 234 567"): a thousands separator
+_SPACED_THOUSANDS = re.compile(r"(?<=\d)[ \u00a0\u202f](?=\d{3}(?!\d))")
+
+
+def group_digits(text: str) -> str:
+    """`text` with the spaces that separate thousands removed ("23 500" -> "23500")."""
+    return _SPACED_THOUSANDS.sub("", text)
 
 
 def idf_weights(texts: Sequence[str]) -> dict[str, float]:

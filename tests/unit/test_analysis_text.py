@@ -137,3 +137,13 @@ def test_a_sentence_first_word_before_a_singular_auxiliary_is_a_name():
     # without the auxiliary, sentence case capitalises any word: a name only when known
     assert [s for _, s in entity_spans("Vellora piloted it.", known=set())] == []
     assert [s for _, s in entity_spans("Vellora piloted it.", known={"vellora"})] == ["Vellora"]
+
+
+def test_a_space_between_groups_of_three_digits_separates_thousands():
+    text = "A population of 23 500 people, 1 234 567 in all; in 2019 150 died; 12 4000."
+    assert tx.numbers(text) == ["23500 people", "1234567", "2019", "150", "12", "4000"]
+    from conflictdesk.analysis.claims import passage_answer
+
+    sentence = "The stadium at Tessel holds 12 400 spectators."
+    query = "What is the capacity of the Tessel stadium?"
+    assert passage_answer(query, "number", [sentence])[:2] == ("num:12400", "12 400")
