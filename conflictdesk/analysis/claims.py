@@ -641,9 +641,10 @@ def passage_answer(
     found: list[tuple[str, list[Span]]] = [
         (s, answer_spans(s, kind, query, known_capitals, measured)) for s in stating
     ]
-    if kind == "any" and asked_attribute(query) & _OCCUPATION_NOUNS:
+    attribute = asked_attribute(query) if kind == "any" else set()
+    if attribute & _OCCUPATION_NOUNS:
         # a bracket names a work's medium ("(video game)"), not its genre
-        qualified = None if "genre" in asked_attribute(query) else _bracketed_class(query, ranked)
+        qualified = None if "genre" in attribute else _bracketed_class(query, ranked)
         if qualified is not None:
             return qualified
         # a name (a place, a school, a teacher) states no one's profession; a phrase does
@@ -678,26 +679,25 @@ def passage_answer(
 
 
 _OCCUPATION_NOUNS = vocab.wordset("profession occupation job career trade genre medium")
-# a title's bracketed qualifier: "Transit of Venus ( play )", "Greg_Boyer_ ( water_polo )"
 _LIFE_NOTES = vocab.wordset("born died née nee formerly also aka")
-_BRACKETED_CLASS = re.compile(r"([\w'’.-]+?)_?\s*\(\s*((?:\d{4}\s+)?[A-Za-z_][\w\s_-]{2,40}?)\s*\)")
 
 
 def _bracketed_class(query: str, ranked: Sequence[str]) -> tuple[str, str, str, str] | None:
     """For a question asking someone's profession or a work's medium, the class an
     encyclopaedia's bracketed qualifier gives right after the question's subject ("Greg
-    Boyer (water polo)", "The Green Pastures (film)"), a leading year dropped; None without
-    one, or when it names someone (a capitalised word that is no nationality)."""
-    asked = set(re.findall(r"[a-z0-9]+", query.lower()))  # "Brill's": "brill", "s"
+    Boyer (water polo)", "The Green Pastures (1936 film)": "film"), a leading year dropped;
+    None without one, or when it names someone (a capitalised word that is no nationality)
+    or notes a life ("(born 1961)", "(née Brill)")."""
+    asked = tx.question_words(query)
     for sentence in ranked:
-        for found in _BRACKETED_CLASS.finditer(sentence):
-            content = re.sub(r"^\d{4}\s+", "", found.group(2).replace("_", " ")).strip()
+        for before, content in tx.bracketed_qualifiers(sentence):
+            content = re.sub(r"^\d{4}\s+", "", content)
             words = content.split()
-            named = [w for w in words if w[:1].isupper() and w not in vocab.NATIONALITIES]
-            if any(c.isdigit() for c in content) or words[:1] and words[0] in _LIFE_NOTES:
-                continue  # "(born 1961)", "(née Brill)": a life's note, no class
-            before = found.group(1).replace("_", " ").split()[-1:]  # "Greg_Boyer_ (...)"
-            if not before or before[0].lower() not in asked or not words or named or len(words) > 4:
+            if before.lower() not in asked or not words or len(words) > 4:
+                continue
+            if any(c.isdigit() for c in content) or words[0] in _LIFE_NOTES:
+                continue
+            if any(w[:1].isupper() and w not in vocab.NATIONALITIES for w in words):
                 continue
             return f"phr:{names.answer_key(content)}", content, "phrase", sentence
     return None
@@ -952,8 +952,8 @@ def _sport_answer(
     (a passage naming no sport states none)."""
     bracketed = bracketed_sport(query, list(ranked))
     if bracketed is not None:
-        sentence = next(s for s in ranked if bracketed in s.replace("_", " "))
-        return (f"phr:{names.answer_key(bracketed)}", bracketed, "phrase", sentence)
+        sport, sentence = bracketed
+        return (f"phr:{names.answer_key(sport)}", sport, "phrase", sentence)
     named = None
     if answer is not None and answer[2] in ("phrase", "entity"):
         if " ".join(vocab.words(answer[1])) in SPORTS:

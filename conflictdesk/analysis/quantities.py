@@ -81,9 +81,14 @@ _UNITS: dict[str, tuple[str, float, float]] = {
 # unit -> its dimension ("length", "mass", "time", "speed", ...): what `dimensions` reads
 UNIT_DIMENSIONS: dict[str, str] = {unit: spec[0] for unit, spec in _UNITS.items()}
 _SPAN = re.compile(r"^\s*(\d[\d,]*(?:\.(\d+))?)\s*(.*?)\s*$")
-# "23 500 people": a space between groups of three digits separates thousands (as
-# `text.group_digits`, which imports this module)
-_SPACED_THOUSANDS = re.compile(r"(?<=\d)[ \u00a0\u202f](?=\d{3}(?!\d))")
+# a number whose groups of three digits a space separates ("23 500", "1 234 567")
+_SPACED_THOUSANDS = re.compile(r"(?<![\d,.])\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d)")
+
+
+def group_digits(text: str) -> str:
+    """`text` with the spaces that separate thousands removed ("23 500" -> "23500")."""
+    return _SPACED_THOUSANDS.sub(lambda m: re.sub(r"\D", "", m.group(0)), text)
+
 
 # A time of day: an hour with "am"/"pm" ("9am", "9:30 p.m.", "10.30am"), or hours and minutes
 # on the 24-hour clock ("09:00", "19:30"; not "3:33.08", a time with hundredths, nor "1:2:3").
@@ -145,7 +150,7 @@ def quantity(surface: str) -> Quantity | None:
     minutes = clock_minutes(surface)
     if minutes is not None:
         return Quantity("clock", float(minutes), 0.5)
-    match = _SPAN.match(_SPACED_THOUSANDS.sub("", surface))
+    match = _SPAN.match(group_digits(surface))
     if not match:
         return None
     unit = _UNITS.get(" ".join(match.group(3).lower().lstrip("-").split()))

@@ -8,7 +8,7 @@ import re
 
 from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import text as tx
-from conflictdesk.analysis.quantities import clock_key
+from conflictdesk.analysis.quantities import clock_key, group_digits
 
 Span = tuple[int, str, str, str]  # (start, key, surface, kind), as `claims.answer_spans`
 
@@ -56,7 +56,7 @@ def number_ranges(text: str) -> list[tuple[int, int, str]]:
     found = []
     for match in tx.NUMBER.finditer(text):
         clock = clock_key(match.group(0))
-        value = re.match(r"[\d,]+(?:\.\d+)*", tx.group_digits(match.group(0).strip()))
+        value = re.match(r"[\d,]+(?:\.\d+)*", group_digits(match.group(0).strip()))
         if clock is not None:
             found.append((match.start(), match.end(), clock))
         elif value:

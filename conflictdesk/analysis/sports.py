@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from conflictdesk import vocabulary as vocab
+from conflictdesk.analysis import text as tx
 
 _ASKS_SPORT = re.compile(
     r"\b(?:what|which)\s+(?:kind\s+of\s+|type\s+of\s+)?sports?\b", re.IGNORECASE
@@ -72,20 +73,15 @@ def named_sport(sentences: list[str]) -> str | None:
     return None
 
 
-# a title's bracketed qualifier: "Bobby Carpenter (American football)"
-_BRACKETED = re.compile(r"([\w'’.-]+)\s*\(\s*([^()]{3,40}?)\s*\)")
-
-
-def bracketed_sport(query: str, sentences: list[str]) -> str | None:
-    """The sport a bracketed qualifier right after a word of the question names (an
-    encyclopaedia's title "Bobby Carpenter (American football)" for "What sport is Bobby
-    Carpenter associated with?"); None when none does."""
-    asked = set(vocab.words(query.lower()))
+def bracketed_sport(query: str, sentences: list[str]) -> tuple[str, str] | None:
+    """(the sport, its sentence) a bracketed qualifier right after a word of the question
+    names (an encyclopaedia's title "Bobby Carpenter (American football)" for "What sport is
+    Bobby Carpenter associated with?"); None when none does."""
+    asked = tx.question_words(query)
     for sentence in sentences:
-        for found in _BRACKETED.finditer(sentence):
-            named = " ".join(vocab.words(found.group(2).lower().replace("_", " ")))
-            if found.group(1).lower() in asked and named in SPORTS:
-                return found.group(2).replace("_", " ")
+        for before, content in tx.bracketed_qualifiers(sentence):
+            if before.lower() in asked and " ".join(vocab.words(content.lower())) in SPORTS:
+                return content, sentence
     return None
 
 

@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from conflictdesk.analysis.quantities import CLOCK
+from conflictdesk.analysis.quantities import CLOCK, group_digits
 from conflictdesk.text import split_sentences
 from conflictdesk.vocabulary import ABBREVIATIONS, NON_ENTITY_CAPITALS, content_words
 
@@ -152,13 +152,25 @@ def normalise_span(span: str) -> str:
     return re.sub(r"\s+", " ", group_digits(span))
 
 
-# a space between groups of three digits ("23 500", "1 234 567"): a thousands separator
-_SPACED_THOUSANDS = re.compile(r"(?<=\d)[ \u00a0\u202f](?=\d{3}(?!\d))")
+# a bracket right after a word: an encyclopaedia's qualifier of a title ("Bobby Carpenter
+# (American football)", "Greg_Boyer_ ( water_polo )" in a page address)
+_QUALIFIED = re.compile(r"([\w'’.-]+?)_?\s*\(\s*([^()]{2,40}?)\s*\)")
 
 
-def group_digits(text: str) -> str:
-    """`text` with the spaces that separate thousands removed ("23 500" -> "23500")."""
-    return _SPACED_THOUSANDS.sub("", text)
+def bracketed_qualifiers(sentence: str) -> list[tuple[str, str]]:
+    """(the word before, the content) of each bracket right after a word, underscores read
+    as spaces ("Greg_Boyer_ ( water_polo )": ("Boyer", "water polo"))."""
+    out = []
+    for found in _QUALIFIED.finditer(sentence):
+        before = found.group(1).replace("_", " ").split()
+        if before:
+            out.append((before[-1], found.group(2).replace("_", " ").strip()))
+    return out
+
+
+def question_words(query: str) -> set[str]:
+    """The question's words, lower-cased, a possessive apart ("Brill's": "brill", "s")."""
+    return set(re.findall(r"[a-z0-9]+", query.lower()))
 
 
 def idf_weights(texts: Sequence[str]) -> dict[str, float]:

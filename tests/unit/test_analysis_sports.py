@@ -82,7 +82,7 @@ def test_a_sport_in_brackets_after_the_subjects_name_answers_first():
         "Ada Hexworth played baseball at school and tennis in summer.",
         "Contents Ada Hexworth ( American football ) 3 languages Add topic",
     ]
-    assert bracketed_sport(query, page) == "American football"
+    assert bracketed_sport(query, page) == ("American football", page[1])
     ranked = {0: page}
     frame, _ = frame_query(query, [Passage(0, " ".join(page))], ranked, {0: 1.0})
     assert [c.text for c in frame.candidates] == ["American football"]

@@ -147,3 +147,12 @@ def test_a_space_between_groups_of_three_digits_separates_thousands():
     sentence = "The stadium at Tessel holds 12 400 spectators."
     query = "What is the capacity of the Tessel stadium?"
     assert passage_answer(query, "number", [sentence])[:2] == ("num:12400", "12 400")
+
+
+def test_bracketed_qualifiers_read_the_word_before_and_the_content():
+    sentence = "Greg_Boyer_ ( water_polo ) and Ana Brill (1936 film); (alone) x(y)."
+    assert tx.bracketed_qualifiers(sentence) == [
+        ("Boyer", "water polo"),
+        ("Brill", "1936 film"),
+    ]
+    assert tx.question_words("What is Ana Brill's profession?") >= {"brill", "profession"}
