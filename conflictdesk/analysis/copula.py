@@ -245,6 +245,38 @@ _LEMMA = {form: forms[0] for forms in _IRREGULAR_VERBS for form in forms}
 _IRREGULAR_PARTICIPLES = frozenset(forms[2] for forms in _IRREGULAR_VERBS)
 
 
+# verbs English uses for one dated event: a when-question's verb dates the event a passage may
+# tell with another ("When was X established?" / "X was founded in 1874"). Only the forms that
+# cannot be read otherwise ("found" also means "discovered"; "formerly" is no "form").
+_SAME_EVENT = tuple(
+    frozenset(group.split())
+    for group in (
+        "founded established formed created incorporated",
+        "built constructed erected",
+        "released issued",
+        "opened inaugurated",
+        "began begun started commenced",
+        "married wed wedded",
+    )
+)
+_EVENT_BASE = {"establish": "established", "form": "formed", "create": "created",
+               "build": "built", "construct": "constructed", "erect": "erected",
+               "release": "released", "issue": "issued",
+               "open": "opened", "inaugurate": "inaugurated", "begin": "began",
+               "start": "started", "commence": "commenced", "marry": "married",
+               "incorporate": "incorporated", "wed": "wed"}  # fmt: skip
+
+
+def same_event(word: str, verb: str) -> bool:
+    """Whether a passage's word tells the event a question's verb asks about: a form of the
+    verb itself (`same_verb`) or a verb English uses for the same event ("founded" for
+    "established", "constructed" for "built")."""
+    if same_verb(word, verb):
+        return True
+    asked = _EVENT_BASE.get(verb, verb)
+    return any(asked in group and word in group for group in _SAME_EVENT)
+
+
 def same_verb(word: str, verb: str) -> bool:
     """Whether two lower-case words are forms of one verb: an irregular pair ("wrote",
     "written") or a shared stem of four letters or more ("directed", "directs")."""

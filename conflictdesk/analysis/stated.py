@@ -21,7 +21,13 @@ from collections.abc import Callable, Iterator, Sequence
 
 from conflictdesk import vocabulary as vocab
 from conflictdesk.analysis import text as tx
-from conflictdesk.analysis.copula import asked_attribute, copular_answer, same_verb, verbal
+from conflictdesk.analysis.copula import (
+    asked_attribute,
+    copular_answer,
+    same_event,
+    same_verb,
+    verbal,
+)
 from conflictdesk.analysis.dates import find_dates, without_dates
 from conflictdesk.analysis.names import word_form
 from conflictdesk.analysis.text import matches
@@ -73,7 +79,7 @@ def _value_rules(sentence: str, spans: list[Span], query: str, kind: str) -> Ite
         yield from ((after, by_noun) if _POPULATION & attribute else (by_noun, after))
     if kind == "date":
         event = _date_event(query)
-        yield _first_after(sentence, spans, lambda w: same_verb(w.lower(), event)) if event else []
+        yield _first_after(sentence, spans, lambda w: same_event(w.lower(), event)) if event else []
 
 
 def _rules(sentence: str, spans: list[Span], query: str, kind: str) -> Iterator[list[Span]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conflictdesk.analysis.claims import answer_kind, answer_spans, passage_answer
-from conflictdesk.analysis.copula import copular_answer, same_verb
+from conflictdesk.analysis.copula import copular_answer, same_event, same_verb
 
 
 def read(sentence: str, query: str) -> str | None:
@@ -477,3 +477,24 @@ def test_a_where_question_reads_the_name_after_a_preposition_of_place():
 )  # fmt: skip
 def test_a_measure_reads_a_value_written_in_its_unit_before_a_bare_number(query, ranked, answer):
     assert passage_answer(query, "number", ranked)[1] == answer
+
+
+def test_a_when_questions_verb_reads_the_date_after_another_verb_of_the_same_event():
+    query = "When was the Tessel Maritime Museum established?"
+    sentence = "Opened to visitors in 1990, the museum was founded in 1874 by the harbour guild."
+    assert passage_answer(query, "date", [sentence])[1] == "1874"
+    formed = "The Tessel Pilots' Union, renamed in 1921, was formed on 4 May 1897 at the quay."
+    assert passage_answer("When was the Tessel Pilots' Union established?", "date", [formed])[
+        1
+    ] == "4 May 1897"
+
+
+@pytest.mark.parametrize(
+    ("word", "verb", "same"),
+    [("founded", "established", True), ("formed", "establish", True),
+     ("constructed", "built", True), ("issued", "released", True),
+     ("found", "established", False), ("created", "built", False),
+     ("published", "released", False), ("opened", "built", False)],
+)  # fmt: skip
+def test_verbs_of_one_event(word, verb, same):
+    assert same_event(word, verb) is same
