@@ -58,9 +58,14 @@ def anchored_value(sentence: str, spans: Sequence[Span], query: str, kind: str) 
 
 
 def _answerable(sentence: str, spans: Sequence[Span], query: str, kind: str) -> list[Span]:
-    """The spans that may answer: a lifespan's dates only for a birth or death question."""
+    """The spans that may answer: a lifespan's dates only for a birth or death question; for
+    a population question, no number counting another plural noun ("the two electoral
+    wards"), unless nothing else is left."""
     if kind == "date" and not (_asks_birth(query) or _asks_death(query)):
         return [s for s in spans if not in_lifespan(sentence, s)] or list(spans)
+    if kind == "number" and _POPULATION & (attribute := asked_attribute(query)):
+        # a population is no count of wards or towns, whichever construction reads it
+        return [s for s in spans if not _counts_other_noun(sentence, s, attribute)] or list(spans)
     return list(spans)
 
 

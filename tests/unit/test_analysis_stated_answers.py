@@ -209,6 +209,9 @@ def test_a_population_is_no_count_of_other_things():
     # a count of people is a population
     people = "The population of Tessel was 4,210 residents in 2011."
     assert passage_answer(query, "number", [people])[1] == "4,210"
+    # far from the word "population", a count of wards is still no population
+    wards = "In the 2011 census the population of Tessel parish and the two electoral wards was 4,210."
+    assert passage_answer(query, "number", [wards])[1] == "4,210"
 
 
 def test_a_bracketed_qualifier_after_a_title_names_its_maker():
