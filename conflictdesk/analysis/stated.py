@@ -103,6 +103,7 @@ def _rules(sentence: str, spans: list[Span], query: str, kind: str) -> Iterator[
     if kind == "entity" and vocab.words(query.lower())[:1] == ["where"]:
         yield _located(sentence, spans, query)
     if asks_who(query):
+        yield _role_of(sentence, spans, query)
         distances = span_distances(sentence, spans, query) or [0] * len(spans)
         yield _agents(sentence, spans, query, distances, by_verb=True)
         yield _after_stranded(sentence, spans, query)
@@ -417,6 +418,46 @@ def asks_actor(query: str) -> bool:
     """Whether a question asks who plays, played, portrays or voices a role ("Who plays Zuko
     in X?"), not which role someone plays ("Who did Karen Gillan play?")."""
     return _question_verb(query) in _ACTING
+
+
+# "Who did X play in Y?", "Who does X voice?": X is the actor, the role is asked
+_ROLE_QUESTION = re.compile(
+    r"^who(?:m)?\s+(?:did|does|do|has)\s+(.+?)\s+(?:play|portray|voice)(?:ed)?\b(?!\s+for\b)",
+    re.IGNORECASE,
+)
+_ROLE_VERB = r"(?:play(?:s|ed)?|portray(?:s|ed)?|voice(?:s|d)?)"
+
+
+def role_actor(query: str) -> str | None:
+    """The actor of a question asking the role someone plays ("phil daniels" in "Who did
+    phil daniels play in east enders?"), or None ("Who did X play for?" asks a team)."""
+    found = _ROLE_QUESTION.match(query.strip())
+    return found.group(1) if found else None
+
+
+def _role_of(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
+    """For "Who did X play (in Y)?": the role the sentence gives X — the name right after
+    "X played" or "X as" ("Tim Allen voiced Buzz Lightyear", "starring Tim Allen as Buzz"),
+    else the sentence's first name when the role is "played by X" ("Kevin Wicks is a
+    character from EastEnders, played by Phil Daniels"); never X's own name."""
+    actor = role_actor(query)
+    if actor is None:
+        return []
+    surname = re.escape(actor.split()[-1])
+    own = set(vocab.words(actor.lower()))
+    named = [s for s in spans if not set(vocab.words(s[2].lower())) <= own]
+    doing = re.compile(
+        rf"\b{surname}(?:['’]s)?\s+(?:\w+\s+)?(?:{_ROLE_VERB}|as|role\s+as)\s+(?:the\s+role\s+of\s+)?$",
+        re.IGNORECASE,
+    )
+    after = [s for s in named if doing.search(sentence[: s[0]])]
+    if after:
+        return after[:1]
+    done_by = re.search(rf"\b{_ROLE_VERB}\s+by\s+(?:\w+\s+)?{surname}\b", sentence, re.IGNORECASE)
+    if done_by:
+        before = [s for s in named if s[0] < done_by.start()]
+        return before[:1]
+    return []
 
 
 def _cast(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:

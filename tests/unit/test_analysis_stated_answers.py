@@ -7,6 +7,7 @@ import pytest
 
 from conflictdesk.analysis.claims import answer_kind, answer_spans, passage_answer
 from conflictdesk.analysis.copula import copular_answer, same_event, same_verb
+from conflictdesk.analysis.stated import role_actor
 
 
 def read(sentence: str, query: str) -> str | None:
@@ -501,3 +502,21 @@ def test_a_when_questions_verb_reads_the_date_after_another_verb_of_the_same_eve
 )  # fmt: skip
 def test_verbs_of_one_event(word, verb, same):
     assert same_event(word, verb) is same
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Ferd Lenk is a Kessen Studios character of the soap Harbour Lane, played by Ana Brill.",
+        "Opposite Piet Rask, Ana Brill played Ferd Lenk in Harbour Lane.",
+        "Kessen Studios cast Ana Brill as Ferd Lenk in Harbour Lane.",
+    ],
+)
+def test_who_did_x_play_reads_the_role_not_the_actor(sentence):
+    query = "Who did ana brill play in harbour lane?"
+    assert passage_answer(query, "entity", [sentence])[1] == "Ferd Lenk"
+
+
+def test_who_did_x_play_for_asks_a_team_not_a_role():
+    assert role_actor("Who did ana brill play for in college?") is None
+    assert role_actor("Who did ana brill play in harbour lane?") == "ana brill"
