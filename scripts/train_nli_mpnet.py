@@ -16,6 +16,11 @@ the guards (on 500 held-out rows int8 agrees with torch on >= 0.95 and loses <= 
 the cascade band against the shipped MiniLM (models/nli), the manifest entry:
     CONFLICTDESK_DATA=../shared/data /work/tvenv-h16m/bin/python scripts/train_nli_mpnet.py \\
         --stage export --weights best.pt
+On a lent GPU machine (docs/device_runbook.md: the calls in order): pack the trip here, carry
+it over in consecutive calls, train there, bring the weights back, unpack, export here:
+    CONFLICTDESK_DATA=../shared/data .venv/bin/python scripts/train_nli_mpnet.py --stage pack
+    python3 scripts/train_nli_mpnet.py --stage device-train --kit /tmp/kit   # there
+    .venv/bin/python scripts/train_nli_mpnet.py --stage unpack --kit .kit/back --weights best.pt
 Step cost (synthetic batches of 32 rows at widths 32-256, no data loaded; the epoch estimate
 fits a + b * tokens and applies it to the default recipe's plan, 4,822 steps, 10.67M padded
 tokens), or a few real steps in a scratch folder:
@@ -32,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
 from conflictdesk.training import nli_mpnet, nli_mpnet_export, nli_train
@@ -87,7 +93,28 @@ def training_arguments(parser: argparse.ArgumentParser) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
-        "--stage", choices=("train", "export", "fixture", "untrained", "step-cost"), default="train"
+        "--stage",
+        choices=(
+            "train",
+            "export",
+            "fixture",
+            "untrained",
+            "step-cost",
+            "pack",
+            "stage-calls",
+            "device-train",
+            "device-return",
+            "unpack",
+        ),
+        default="train",
+    )
+    parser.add_argument("--device", default="cpu", help="train on: cpu, or cuda (bf16 autocast)")
+    parser.add_argument("--kit", type=Path, default=Path(".kit/all"),
+                        help="pack/stage-calls: the packed trip here; device-*: where its files "
+                             "were gathered there; unpack: the returned files")  # fmt: skip
+    parser.add_argument("--kit-rows", type=Path, default=None, help="train on packed rows")
+    parser.add_argument(
+        "--call", type=int, default=0, help="device-return: which call of the way back"
     )
     parser.add_argument("--work", type=Path, default=nli_mpnet.DEFAULT_WORK)
     parser.add_argument("--weights", default="best.pt", help="checkpoint(s) to export")
@@ -98,9 +125,12 @@ def main(argv: list[str] | None = None) -> None:
     data_arguments(parser)
     training_arguments(parser)
     args = parser.parse_args(argv)
-    args.init_ct2, args.bf16 = "", False  # nli_train.Run reads them; MPNet trains in fp32
+    # nli_train.Run reads them; MPNet trains in fp32 on a CPU, with bf16 autocast on a GPU
+    args.init_ct2, args.bf16 = "", args.device.startswith("cuda")
     if args.stage == "train":
         nli_mpnet.train(args)
+    elif args.stage in ("pack", "stage-calls", "device-train", "device-return", "unpack"):
+        trip(args)
     elif args.stage == "export":
         out = args.out or nli_mpnet_export.default_out()
         nli_mpnet_export.export(args, out, register_entry=not args.no_register)
@@ -113,6 +143,27 @@ def main(argv: list[str] | None = None) -> None:
     else:
         out = args.out or nli_mpnet.DEFAULT_WORK.parent / "mpnet_untrained_onnx"
         print(json.dumps(nli_mpnet_export.export_untrained(args.base, out, args.threads)))
+
+
+def trip(args: argparse.Namespace) -> None:
+    """The stages of a training trip to a lent GPU machine (mpnet_kit)."""
+    from conflictdesk.training import mpnet_base, mpnet_kit
+
+    if args.stage == "pack":
+        kit = mpnet_kit.pack(args, mpnet_base.assemble(args.base), args.kit)
+        print(json.dumps({"kit": str(args.kit), "calls": kit["calls"], "rows": kit["rows"]}))
+    elif args.stage == "stage-calls":  # .kit/callN: what upload call N carries
+        staged = mpnet_kit.stage_calls(args.kit, args.kit.parent)
+        print(json.dumps({"calls": len(staged), "files": staged}))
+    elif args.stage == "device-train":
+        print(json.dumps(mpnet_kit.device_train(args, nli_mpnet.train)))
+    elif args.stage == "device-return":  # call K of the way back: its parts into $OUT
+        print(json.dumps(mpnet_kit.device_return(args.work, args.call, Path(os.environ["OUT"]))))
+    else:
+        args.work.mkdir(parents=True, exist_ok=True)
+        base = mpnet_base.assemble(args.base)
+        state = mpnet_kit.unpack_result(args.kit, base, args.work / args.weights)
+        print(json.dumps({"weights": str(args.work / args.weights), "step": state["step"]}))
 
 
 if __name__ == "__main__":

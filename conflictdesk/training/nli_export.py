@@ -79,7 +79,7 @@ def load_weights(spec: str, work: Path) -> dict:
     missing = [str(path) for path in paths if not path.is_file()]
     if not names or missing:
         raise SystemExit(f"no checkpoint {', '.join(missing) or repr(spec)} (looked under {work})")
-    states = [torch.load(path, weights_only=False) for path in paths]
+    states = [torch.load(path, weights_only=False, map_location="cpu") for path in paths]
     if len(states) == 1:
         return states[0]
     average = {

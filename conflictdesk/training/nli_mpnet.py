@@ -7,7 +7,10 @@ reuses nli_train's length-bucketed batch plan, held-out scoring and checkpoint b
 (`Run`); only the tokenizer (RoBERTa-style `<s> A </s></s> B </s>`, pad id 1, no token types),
 the model and the collation differ. Resumable: `ckpt.pt` holds model, optimiser, schedule,
 step and torch RNG, and the batch plan is a function of (seed, epoch), so the step number is
-the data position; a kill at any moment loses at most the steps since the last checkpoint."""
+the data position; a kill at any moment loses at most the steps since the last checkpoint.
+
+On a GPU (`--device cuda`, a lent machine) the same loop runs with bf16 autocast, from rows
+and base weights packed for the trip (`mpnet_kit`: `--kit-rows`); see docs/device_runbook.md."""
 
 from __future__ import annotations
 
@@ -37,8 +40,9 @@ def tokenizer(base: Path, max_length: int = MAX_LENGTH):
     return tok
 
 
-def collate(encoded, index: list[int]):
-    """(ids padded with PAD_ID, attention mask) for the rows `index` of `encoded`."""
+def collate(encoded, index: list[int], device=None):
+    """(ids padded with PAD_ID, attention mask) for the rows `index` of `encoded`, on
+    `device` when given."""
     import torch
 
     width = max(len(encoded[i][0]) for i in index)
@@ -48,6 +52,8 @@ def collate(encoded, index: list[int]):
         tokens = encoded[i][0]
         ids[row, : len(tokens)] = torch.tensor(tokens)
         mask[row, : len(tokens)] = 1
+    if device is not None and str(device) != "cpu":
+        ids, mask = ids.to(device, non_blocking=True), mask.to(device, non_blocking=True)
     return ids, mask
 
 
@@ -63,7 +69,9 @@ def make_model(base: Path | None, dropout: float, config=None):
             if config is not None:
                 self.encoder = MPNetModel(config, add_pooling_layer=False)
             else:
-                self.encoder = MPNetModel.from_pretrained(str(base), add_pooling_layer=False)
+                # float32 master weights whatever the file holds (a packed base is fp16)
+                loaded = MPNetModel.from_pretrained(str(base), add_pooling_layer=False)
+                self.encoder = loaded.float()
             self.dropout = torch.nn.Dropout(dropout)
             self.head = torch.nn.Linear(self.encoder.config.hidden_size, 3)
 
@@ -76,24 +84,31 @@ def make_model(base: Path | None, dropout: float, config=None):
     return MPNetCrossEncoder()
 
 
-def predict_logits(model, encoded, batch_size: int = 32) -> np.ndarray:
+def autocast(device, bf16: bool):
+    """bf16 autocast on `device` when asked (a GPU: `--device cuda` turns it on), else nothing."""
+    import torch
+
+    return torch.autocast(torch.device(device).type, dtype=torch.bfloat16, enabled=bf16)
+
+
+def predict_logits(model, encoded, batch_size: int = 32, device="cpu", bf16=False) -> np.ndarray:
     """fp32 logits [len(encoded), 3], batches sorted by length."""
     import torch
 
     model.eval()
     order = sorted(range(len(encoded)), key=lambda i: len(encoded[i][0]))
     out = np.zeros((len(encoded), 3), dtype=np.float32)
-    with torch.no_grad():
+    with torch.no_grad(), autocast(device, bf16):
         for start in range(0, len(order), batch_size):
             index = order[start : start + batch_size]
-            out[index] = model(*collate(encoded, index)).float().numpy()
+            out[index] = model(*collate(encoded, index, device)).float().cpu().numpy()
     model.train()
     return out
 
 
 class MPNetRun(nli_train.Run):
-    """nli_train.Run with the MPNet tokenizer, model and collation; fp32 only (bf16 autocast
-    is about 7x slower on this AVX2 CPU)."""
+    """nli_train.Run with the MPNet tokenizer, model and collation; fp32 on a CPU (bf16
+    autocast is about 7x slower on this AVX2 CPU), bf16 autocast on a GPU."""
 
     def __init__(self, args: Namespace) -> None:
         import torch
@@ -101,22 +116,37 @@ class MPNetRun(nli_train.Run):
         torch.set_num_threads(args.threads)
         torch.manual_seed(args.seed)
         self.args, self.work = args, Path(args.work)
+        self.device = torch.device(getattr(args, "device", "cpu"))
         base = assemble(Path(args.base))
-        rows = build_rows(args)
-        nli_train.log(self.work, {"event": "data", "model": "mpnet", **rows.counts})
-        tok = tokenizer(base, args.max_length)
-        self.encoded, self.held = (
-            nli_train.encode(tok, rows.train),
-            nli_train.encode(tok, rows.held),
-        )
-        self.labels = torch.tensor([r.label for r in rows.train])
-        self.held_labels = np.array([r.label for r in rows.held])
-        self.held_groups = np.array([nli_train.heldout_group(r.source) for r in rows.held])
+        if getattr(args, "kit_rows", None):  # rows tokenized before the trip (mpnet_kit)
+            from conflictdesk.training.mpnet_kit import load_rows
+
+            packed = load_rows(Path(args.kit_rows))
+            self.encoded, self.held = packed.encoded, packed.held
+            labels, self.held_labels, self.held_groups = (
+                packed.labels,
+                packed.held_labels,
+                packed.held_groups,
+            )
+            nli_train.log(self.work, {"event": "data", "model": "mpnet", "kit": str(args.kit_rows),
+                                      "train": len(self.encoded), "held": len(self.held)})  # fmt: skip
+        else:
+            rows = build_rows(args)
+            nli_train.log(self.work, {"event": "data", "model": "mpnet", **rows.counts})
+            tok = tokenizer(base, args.max_length)
+            self.encoded, self.held = (
+                nli_train.encode(tok, rows.train),
+                nli_train.encode(tok, rows.held),
+            )
+            labels = [r.label for r in rows.train]
+            self.held_labels = np.array([r.label for r in rows.held])
+            self.held_groups = np.array([nli_train.heldout_group(r.source) for r in rows.held])
+        self.labels = torch.tensor(labels).to(self.device)
         self.lengths = [len(e[0]) for e in self.encoded]
         self.steps_per_epoch = math.ceil(len(self.encoded) / args.batch_size)
         epochs_total = int(self.steps_per_epoch * args.epochs)
         self.total = epochs_total if args.max_steps <= 0 else args.max_steps
-        self.model = make_model(base, args.dropout)
+        self.model = make_model(base, args.dropout).to(self.device)
         self.optim, self.sched = nli_train.make_optimizer(self.model, args, self.total)
         self.step, self.best = 0, -1.0
         self.deadline = nli_train.deadline_at(args.deadline) if args.deadline else None
@@ -127,7 +157,9 @@ class MPNetRun(nli_train.Run):
                                   "padded_tokens_per_epoch": self.padded_tokens})  # fmt: skip
 
     def evaluate(self) -> None:
-        pred = predict_logits(self.model, self.held).argmax(1)
+        pred = predict_logits(
+            self.model, self.held, device=self.device, bf16=self.args.bf16
+        ).argmax(1)
         scores = nli_train.heldout_scores(pred, self.held_labels, self.held_groups)
         nli_train.log(self.work, {"event": "heldout", "step": self.step, **scores})
         if scores["score"] > self.best:
@@ -138,7 +170,9 @@ class MPNetRun(nli_train.Run):
     def train_step(self, index: list[int], loss_fn) -> float:
 
         started = time.process_time()
-        loss = loss_fn(self.model(*collate(self.encoded, index)), self.labels[index])
+        with autocast(self.device, self.args.bf16):
+            logits = self.model(*collate(self.encoded, index, self.device))
+        loss = loss_fn(logits.float(), self.labels[index])
         self.apply(loss)
         if self.args.log_step_cost:
             width = max(len(self.encoded[i][0]) for i in index)

@@ -267,7 +267,7 @@ class Run:
 
         ckpt, args = self.work / "ckpt.pt", self.args
         if ckpt.exists() and not args.fresh:
-            state = torch.load(ckpt, weights_only=False)
+            state = torch.load(ckpt, weights_only=False, map_location="cpu")
             self.model.load_state_dict(state["model"])
             self.optim.load_state_dict(state["optim"])
             self.sched.load_state_dict(state["sched"])
