@@ -95,6 +95,8 @@ def _rules(sentence: str, spans: list[Span], query: str, kind: str) -> Iterator[
         yield within(spans, phrase) if phrase else []
     if kind in ("entity", "any"):
         yield _names_of_class(spans, query)
+        if "name" in asked_attribute(query):  # "What is the original name of X?"
+            yield _first_after(sentence, spans, lambda w: w.lower() in _NAMING)
     yield from _value_rules(sentence, spans, query, kind)
     if kind == "date" and _asks_death(query):
         yield [s for s in spans if _LIFESPAN_END.search(sentence[: s[0]])]
@@ -289,6 +291,8 @@ def _date_event(query: str) -> str | None:
 
 
 REACH = 30  # characters from a value's anchor word to the value
+# verbs that give something its name: the name follows ("named the island San Juan Bautista")
+_NAMING = vocab.wordset("named renamed called christened dubbed titled entitled subtitled")
 
 
 def _first_after(sentence: str, spans: Sequence[Span], anchor: Callable[[str], bool]) -> list[Span]:

@@ -520,3 +520,9 @@ def test_who_did_x_play_reads_the_role_not_the_actor(sentence):
 def test_who_did_x_play_for_asks_a_team_not_a_role():
     assert role_actor("Who did ana brill play for in college?") is None
     assert role_actor("Who did ana brill play in harbour lane?") == "ana brill"
+
+
+def test_a_name_question_reads_the_name_a_naming_verb_gives():
+    query = "What is the original name of Tessel Island?"
+    sentence = "In 1502 Piet Rask named the island Nieuw Haven after his home port."
+    assert passage_answer(query, "any", [sentence])[1] == "Nieuw Haven"
