@@ -275,7 +275,7 @@ def answer_kind(query: str) -> str:
         return "number"
     if asked_dimension(query) == CLOCK:  # "What time ...?", "What are the opening hours ...?"
         return "number"
-    if lowered.startswith(DATE_PREFIXES):
+    if lowered.startswith(DATE_PREFIXES) or " point in time " in padded:  # "At what point in time"
         return "date"
     if lowered.startswith(SENTENCE_PREFIXES):
         return "sentence"

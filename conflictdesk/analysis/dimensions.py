@@ -76,7 +76,7 @@ _ASKED: tuple[tuple[tuple[str, ...], str], ...] = (
     (("how", "long", "do"), TIME), (("how", "long", "will"), TIME),
     (("how", "long", "can"), TIME), (("how", "long", "has"), TIME),
     (("how", "long", "have"), TIME), (("how", "long", "had"), TIME),
-    (("duration",), TIME), (("period",), TIME), (("lifespan",), TIME),
+    (("duration",), TIME), (("period",), TIME), (("lifespan",), TIME), (("life", "span"), TIME),
     (("half-life",), TIME), (("life", "expectancy"), TIME),
     (("length", "of", "time"), TIME), (("amount", "of", "time"), TIME),
     (("how", "tall"), LENGTH), (("how", "high"), LENGTH), (("how", "deep"), LENGTH),

@@ -95,6 +95,9 @@ def test_declarative_form_of_yes_no_questions(question, claim):
         ("What is the number of seats in the Orla Arena?", "number"),
         ("What is the Orla Hill season 1 episode count?", "number"),
         ("The number of persons per square kilometre is called?", "any"),
+        # a life span in two words is a time, as "lifespan" is; "at what point in time" a date
+        ("What is the typical life span of the Orla vole in the wild?", "number"),
+        ("At what point in time did the Orla ferry start running?", "date"),
     ],
 )
 def test_answer_kind_by_question_words(question, kind):
