@@ -102,7 +102,9 @@ def _rules(sentence: str, spans: list[Span], query: str, kind: str) -> Iterator[
         yield [s for s in spans if _LIFESPAN_END.search(sentence[: s[0]])]
     if kind == "date" and _asks_birth(query):
         yield [s for s in spans if _lifespan_start(sentence, s)]
-    if kind == "entity" and vocab.words(query.lower())[:1] == ["where"]:
+    if (kind == "entity" and vocab.words(query.lower())[:1] == ["where"]) or (
+        kind in ("entity", "any") and _PLACE_ATTRIBUTES & asked_attribute(query)
+    ):  # "Where is X?", "What is the location of X?"
         yield _located(sentence, spans, query)
     if asks_who(query):
         yield _role_of(sentence, spans, query)
@@ -472,6 +474,7 @@ def _cast(sentence: str, spans: Sequence[Span], query: str) -> list[Span]:
     return [s for s in spans if _CAST_AS.match(sentence[s[0] + len(s[2]) :])]
 
 
+_PLACE_ATTRIBUTES = vocab.wordset("location whereabouts")
 _LOCATIVE = re.compile(r"\b(?:in|at|on|near)\s+(?:the\s+)?(?:[a-z]+\s+)?$")
 
 

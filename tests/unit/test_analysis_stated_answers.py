@@ -526,3 +526,10 @@ def test_a_name_question_reads_the_name_a_naming_verb_gives():
     query = "What is the original name of Tessel Island?"
     sentence = "In 1502 Piet Rask named the island Nieuw Haven after his home port."
     assert passage_answer(query, "any", [sentence])[1] == "Nieuw Haven"
+
+
+def test_a_location_question_reads_the_place_after_a_locative_preposition():
+    query = "What is the head office location of Tessel Freight?"
+    sentences = ["Tessel Freight opened a depot on the outskirts of Lisk Valley this week.",
+                 "Its head office in Brantmoor will hire 90 people."]  # fmt: skip
+    assert passage_answer(query, "any", sentences)[1] == "Brantmoor"
