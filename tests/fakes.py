@@ -213,9 +213,16 @@ def build_analysis(
         for i, t in enumerate(texts)
     )
     passage_tags = tuple(
-        PassageTag(i, Tag(tag), conf, conf if tag == "support" else 0.0, 0.0,
-                   conf if tag == "refute" else 0.0,
-                   key_sentence=re.split(r"(?<=[.!?])\s+", texts[i])[0], answer=answers.get(i))
+        PassageTag(
+            i,
+            Tag(tag),
+            conf,
+            conf if tag == "support" else 0.0,
+            0.0,
+            conf if tag == "refute" else 0.0,
+            key_sentence=re.split(r"(?<=[.!?])\s+", texts[i])[0],
+            answer=answers.get(i),
+        )
         for i, (tag, conf) in enumerate(tags)
     )
     groups = clusters if clusters is not None else [[i] for i in range(len(texts))]
@@ -232,16 +239,20 @@ def build_analysis(
     return Analysis(
         query=query,
         passages=passages,
-        tagging=Tagging(ClaimFrame(query, QueryForm.CLAIM, query, leading=leading),
-                        passage_tags, "fake"),
+        tagging=Tagging(
+            ClaimFrame(query, QueryForm.CLAIM, query, leading=leading), passage_tags, "fake"
+        ),
         clusters=cluster_objs,
         score=score,
         packet=Packet(ids, "balanced" if score.kappa >= 0.5 else "relevance", score.kappa, {}),
         detection=PairDetection(pairs, 0.7, "fake"),
         verdict=ConflictVerdict(ConflictType(conflict_type), "hand-built", "rules"),
-        resolution=Resolution(RULE_OF_TYPE[conflict_type],
-                              tuple(ranking) if ranking is not None else ids, "hand-built",
-                              dates=dict(dates)),
+        resolution=Resolution(
+            RULE_OF_TYPE[conflict_type],
+            tuple(ranking) if ranking is not None else ids,
+            "hand-built",
+            dates=dict(dates),
+        ),
         methods={"tag": "fake"},
         timings={"tag": 1.0},
     )
@@ -298,3 +309,15 @@ class FakeLlamaEngine:
     ) -> tuple[str, int]:
         self.history.append({"kind": "complete", "tokens": list(tokens), "schema": schema})
         return self.answers.popleft(), self._reuse(tokens)
+
+
+def tiny_nli_rows():
+    """Eight NLI rows (three times over) and four held out: a training recipe's rows in
+    miniature, for the MPNet training tests."""
+    from conflictdesk.training.nli_data import NLIExample
+    from conflictdesk.training.nli_recipe import RecipeRows
+
+    words = ["river", "bridge", "stone", "city", "tower", "market", "north", "winter"]
+    train = [NLIExample(f"The {a} is near the {b}.", f"The {b} is {n} old.", n % 3, "pool")
+             for n, (a, b) in enumerate(zip(words, words[1:] + words[:1]))]  # fmt: skip
+    return RecipeRows(train * 3, train[:4])

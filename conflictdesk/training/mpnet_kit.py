@@ -15,7 +15,6 @@ Training only: torch and safetensors are imported inside functions, never by the
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from dataclasses import dataclass
@@ -23,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from conflictdesk.backends.manifest import sha256_file
 
 # A call carries at most 64 MiB (67,108,864 bytes) with the working tree, whose code is about
 # 6 MB once the shipped model folders are left out (docs/device_runbook.md): the kit's files
@@ -47,12 +48,7 @@ class PackedRows:
     held_groups: np.ndarray
 
 
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+sha256 = sha256_file
 
 
 def _flatten(encoded) -> tuple[np.ndarray, np.ndarray]:

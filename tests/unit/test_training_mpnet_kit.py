@@ -15,8 +15,7 @@ import numpy as np
 import pytest
 
 from conflictdesk.training import mpnet_kit
-from conflictdesk.training.nli_data import NLIExample
-from conflictdesk.training.nli_recipe import RecipeRows
+from tests.fakes import tiny_nli_rows
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "nli_mpnet_tiny"
 
@@ -56,13 +55,6 @@ def test_upload_calls_stay_within_the_budget(tmp_path):
     assert calls[0] == ["rows.npz", "config.json", "tokenizer.json"]
 
 
-def tiny_rows() -> RecipeRows:
-    words = ["river", "bridge", "stone", "city", "tower", "market", "north", "winter"]
-    train = [NLIExample(f"The {a} is near the {b}.", f"The {b} is {n} old.", n % 3, "pool")
-             for n, (a, b) in enumerate(zip(words, words[1:] + words[:1]))]  # fmt: skip
-    return RecipeRows(train * 3, train[:4])
-
-
 def trip_args(tmp_path: Path, base: Path) -> Namespace:
     return Namespace(
         work=tmp_path / "there" / "run", base=base, kit=tmp_path / "there" / "kit", seed=1,
@@ -84,7 +76,7 @@ def test_a_trip_rehearsed_on_the_cpu_brings_back_the_trained_weights(tmp_path, m
                                     num_attention_heads=2, intermediate_size=32)  # fmt: skip
     transformers.MPNetModel(tiny, add_pooling_layer=False).save_pretrained(base)
     shutil.copyfile(FIXTURE / "tokenizer.json", base / "tokenizer.json")
-    monkeypatch.setattr("conflictdesk.training.nli_recipe.build_rows", lambda args: tiny_rows())
+    monkeypatch.setattr("conflictdesk.training.nli_recipe.build_rows", lambda args: tiny_nli_rows())
 
     here = tmp_path / "here" / "all"
     kit = mpnet_kit.pack(trip_args(tmp_path, base), base, here, call_bytes=800_000)

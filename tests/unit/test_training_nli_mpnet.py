@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from conflictdesk.training import mpnet_base
-from conflictdesk.training.nli_data import NLIExample
-from conflictdesk.training.nli_recipe import RecipeRows
+from tests.fakes import tiny_nli_rows
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "nli_mpnet_tiny"
 
@@ -56,11 +55,6 @@ def test_missing_parts_name_the_install_command(monkeypatch):
         mpnet_base.part_files()
 
 
-def tiny_rows() -> RecipeRows:
-    words = ["river", "bridge", "stone", "city", "tower", "market", "north", "winter"]
-    train = [NLIExample(f"The {a} is near the {b}.", f"The {b} is {n} old.", n % 3, "pool")
-             for n, (a, b) in enumerate(zip(words, words[1:] + words[:1]))]  # fmt: skip
-    return RecipeRows(train * 3, train[:4])
 
 
 def run_args(work: Path, max_steps: int) -> Namespace:
@@ -85,7 +79,7 @@ def test_a_killed_and_resumed_run_ends_where_an_uninterrupted_run_ends(tmp_path,
     monkeypatch.setattr(nli_mpnet, "make_model",
                         lambda base, dropout: real_make_model(None, dropout, config=tiny))  # fmt: skip
     monkeypatch.setattr(nli_mpnet, "assemble", lambda base: FIXTURE)
-    monkeypatch.setattr(nli_mpnet, "build_rows", lambda args: tiny_rows())
+    monkeypatch.setattr(nli_mpnet, "build_rows", lambda args: tiny_nli_rows())
 
     class Killed(Exception):
         pass
@@ -135,7 +129,7 @@ def test_export_writes_calibrated_int8_model_band_and_manifest_entry(tmp_path, m
                         lambda base, dropout: real_make_model(None, dropout, config=tiny))  # fmt: skip
     for module in (nli_mpnet, nli_mpnet_export):
         monkeypatch.setattr(module, "assemble", lambda base: FIXTURE)
-    monkeypatch.setattr(nli_mpnet_export, "build_rows", lambda args: tiny_rows())
+    monkeypatch.setattr(nli_mpnet_export, "build_rows", lambda args: tiny_nli_rows())
     sure = np.array([[0.99, 0.005, 0.005]] * 2 + [[0.4, 0.3, 0.3]] * 2, dtype=np.float32)
     monkeypatch.setattr(nli_mpnet_export, "fast_probs", lambda pairs, threads: sure)
     monkeypatch.setattr(nli_mpnet_export, "MIN_AGREEMENT", 0.0)  # random weights: no guards
