@@ -385,6 +385,7 @@ def answer_spans(
             names.word_form(w) for w in tx.content_words(query)
         }
         query_names = _name_words(query)
+        asked_title = _asked_title(query)
         names_someone = _asks_who_or_where(query)
         actor = asks_actor(query)
         for start, surface in tx.entity_spans(remainder, known_capitals):
@@ -397,6 +398,10 @@ def answer_spans(
                 continue  # "No MLB player has ever ...": the name qualifies a denied noun
             if actor and _ROLE_BEFORE.search(remainder[:start]):
                 continue  # "Keala Settle as Lettie Lutz": the role, not who plays it
+            title = _title_prefix(surface, words, asked_title, query_words)
+            if title:  # "President Kofi Lund" for "Who is the president of X?": the name
+                start, surface = start + title, surface[title:]
+                words = _word_forms(surface)
             if len(surface) > 1 and not repeats_query(words, query_words, query_names):
                 surface = names.drop_possessive(surface)
                 spans.append((start, f"ent:{names.answer_key(surface)}", surface, "entity"))
@@ -535,6 +540,31 @@ _UNIT_AFTER = re.compile(r"\s*(?:in|inch|inches|cm|mm|m)\b", re.IGNORECASE)
 def _reference_mark(text: str, start: int, end: int) -> bool:
     """A citation mark such as "[1]" or "[ 12 ]": a number in square brackets."""
     return bool(re.search(r"\[\s*$", text[:start]) and re.match(r"\s*\]", text[end:]))
+
+
+# "Who is the (current) <title> of X?": the title the question asks about, its last word
+_TITLE_QUESTION = re.compile(
+    r"^(?:who|what)\s+(?:is|was)\s+(?:the\s+)?(?:(?:current|present|new)\s+)?"
+    r"(?:[\w-]+\s+){0,2}([\w-]+)\s+of\b",
+    re.IGNORECASE,
+)
+
+
+def _asked_title(query: str) -> str | None:
+    found = _TITLE_QUESTION.match(query.strip())
+    return names.word_form(found.group(1).lower()) if found else None
+
+
+def _title_prefix(
+    surface: str, words: Sequence[str], title: str | None, query_words: set[str]
+) -> int:
+    """For "Who is the <title> of X?": the length of that title where a name opens with it
+    and goes on with two words or more that the question does not hold ("President Kofi
+    Lund": "President "); 0 otherwise."""
+    first = surface.split(" ", 1)
+    if title is None or len(words) < 3 or words[0] != title or set(words[1:]) & query_words:
+        return 0
+    return len(first[0]) + 1
 
 
 def repeats_query(words: Sequence[str], query_words: set[str], query_names: frozenset[str]) -> bool:

@@ -604,3 +604,12 @@ def test_who_plays_reads_no_name_ending_in_a_word_of_the_question_when_another_i
         "Bearclaw Mohawk is played by Ana Brill.", "entity", "Who is the mohawk guy?"
     )
     assert "Bearclaw Mohawk" in [s[2] for s in spans]  # not a question for who plays a role
+
+
+def test_a_name_that_opens_with_the_asked_title_answers_without_it():
+    query = "Who is the president of Tessel University?"
+    sentence = "President Ana Brill-Rask announced on Monday that the campus will close in May."
+    spans = answer_spans(sentence, "entity", query)
+    assert spans[0][2] == "Ana Brill-Rask"
+    # a title that is not the one asked, or a name the question holds, stays as it was
+    assert answer_spans("Dean Ana Brill-Rask spoke.", "entity", query)[0][2] == "Dean Ana Brill-Rask"
