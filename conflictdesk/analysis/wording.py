@@ -17,7 +17,9 @@ content words, in this order:
    X causes Y?", whose statement `claims.declarative` reads after "that"); a noun phrase
    becomes "What is <phrase>?";
 3. a question (it ends with "?") after a topic or a fronted phrase ("X - did it ...?", "X: is
-   ...?", "In 2019, did ...?") is read whole: a fronted phrase opened by a preposition or a subordinating
+   ...?", "In 2019, did ...?") is read whole (a topic and a predicate of at most three words
+   after a dash or colon, asked without an auxiliary, "X archive - free?", is the yes/no
+   question "Is it true that X archive free?"): a fronted phrase opened by a preposition or a subordinating
    word moves to the question's end; a topic replaces the question's first "it"/"they"
    ("its"/"their" become the topic's possessive), or follows the question in parentheses;
 4. a keyword query (no question mark, no sentence ending, no sign of a finite verb outside a
@@ -224,7 +226,29 @@ def _fronted(text: str) -> str:
         else:
             body = f"{body} ({left})"
         return body + "?"
-    return text
+    return _telegraphic_polar(text)
+
+
+_POLAR_TAIL_WORDS = 3
+
+
+def _telegraphic_polar(text: str) -> str:
+    """A topic and a short predicate after a dash or a colon, asked without an auxiliary
+    ("Tallowmere Gazette archive - free?", "Halvern deck: permit required?"): a yes/no
+    question about the statement they make together; `text` unchanged otherwise."""
+    found = list(re.finditer(r"\s[-–—]\s|:\s", text))
+    if not found:
+        return text
+    left, right = text[: found[-1].start()].strip(), text[found[-1].end() :].rstrip("?").strip()
+    words = vocab.words(right)
+    if not vocab.words(left) or not 1 <= len(right.split()) <= _POLAR_TAIL_WORDS:
+        return text
+    if set(words) & set(_WH) or words[0] in vocab.AUXILIARIES:
+        return text
+    statement = f"{left} {right}"
+    if not _proper(statement):
+        statement = statement[:1].lower() + statement[1:]
+    return f"Is it true that {statement}?"
 
 
 def _proper(phrase: str) -> bool:

@@ -79,6 +79,33 @@ def test_a_question_after_a_topic_or_a_fronted_phrase_is_read_whole(query, asked
 
 
 @pytest.mark.parametrize(
+    ("query", "asked"),
+    [
+        (
+            "Tessel Gazette online archive - free?",
+            "Is it true that Tessel Gazette online archive free?",
+        ),
+        ("Orla County deck: permit required?", "Is it true that Orla County deck permit required?"),
+    ],
+)
+def test_a_topic_and_a_short_predicate_without_an_auxiliary_ask_yes_or_no(query, asked):
+    assert asked_question(query) == asked
+    assert query_form(asked) is QueryForm.YES_NO
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Ada Vell - Orla Music Prize 2019 winner?",  # a longer tail may ask for a value
+        "First chief of army staff of the Orla navy?",  # no dash: a keyword wh-question
+        "Orla bridge - when?",
+    ],
+)
+def test_longer_tails_and_undashed_keyword_questions_are_not_made_yes_or_no(query):
+    assert not asked_question(query).startswith("Is it true")
+
+
+@pytest.mark.parametrize(
     ("query", "asked", "kind"),
     [
         ("Orlin Arena seating capacity", "What is the seating capacity of Orlin Arena?",
