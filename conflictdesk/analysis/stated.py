@@ -76,7 +76,8 @@ def _value_rules(sentence: str, spans: list[Span], query: str, kind: str) -> Ite
         attribute = asked_attribute(query)
         by_noun = [s for s in spans if _counts(sentence, s, counted)] if counted else []
         valued = spans
-        if _POPULATION & attribute:  # a population is no count of wards, towns or years
+        if _POPULATION & attribute:  # `_answerable` keeps such counts when nothing else is
+            # left; the value after the word "population" is still never one of them
             valued = [s for s in spans if not _counts_other_noun(sentence, s, attribute)]
         after = _first_after(sentence, valued, lambda w: matches(w, attribute)) if attribute else []
         # "how many X" reads the number before X first; a population the value after the

@@ -236,7 +236,7 @@ def _telegraphic_polar(text: str) -> str:
     """A topic and a short predicate after a dash or a colon, asked without an auxiliary
     ("Tallowmere Gazette archive - free?", "Halvern deck: permit required?"): a yes/no
     question about the statement they make together; `text` unchanged otherwise."""
-    found = list(re.finditer(r"\s[-–—]\s|:\s", text))
+    found = [m for m in _SEPARATOR.finditer(text) if m.group().strip() != ","]
     if not found:
         return text
     left, right = text[: found[-1].start()].strip(), text[found[-1].end() :].rstrip("?").strip()

@@ -241,6 +241,8 @@ def unpack_result(parts_dir: Path, base: Path, dest: Path) -> dict:
     import torch
     from safetensors.numpy import load_file
 
+    if not (parts_dir / "result.json").is_file():
+        raise FileNotFoundError(f"no result.json in {parts_dir}: copy every returned file there")
     result = json.loads((parts_dir / "result.json").read_text("utf-8"))
     whole = join(parts_dir, "result16", parts_dir / "result16.safetensors", result["sha256"])
     model = {k: torch.from_numpy(v.astype(np.float32)) for k, v in load_file(str(whole)).items()}
@@ -286,7 +288,11 @@ def device_train(args: Any, train) -> dict:
 def device_return(work: Path, call: int, out: Path) -> dict:
     """There: the parts of return call `call` and result.json copied into `out` ($OUT)."""
     back = Path(work) / "back"
+    if not (back / "result.json").is_file():
+        raise FileNotFoundError(f"no packed result under {back}: run --stage device-train first")
     result = json.loads((back / "result.json").read_text("utf-8"))
+    if not 0 <= call < len(result["calls"]):
+        raise ValueError(f"the way back has calls 0..{len(result['calls']) - 1}, not {call}")
     names = ["result.json", *result["calls"][call]]
     for name in names:
         shutil.copyfile(back / name, Path(out) / name)

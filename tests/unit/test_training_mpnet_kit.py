@@ -103,6 +103,10 @@ def test_a_trip_rehearsed_on_the_cpu_brings_back_the_trained_weights(tmp_path, m
         returned = mpnet_kit.device_return(args.work, call, back)
         assert len(returned["files"]) <= 1 + mpnet_kit.RESULT_FILES_PER_CALL
 
+    with pytest.raises(ValueError, match="calls 0.."):
+        mpnet_kit.device_return(args.work, len(result["calls"]), back)
+    with pytest.raises(FileNotFoundError, match="result.json"):
+        mpnet_kit.unpack_result(tmp_path, base, tmp_path / "nothing.pt")
     unpacked = mpnet_kit.unpack_result(back, base, tmp_path / "here" / "best.pt")
     trained = torch.load(args.work / "best.pt", weights_only=False)["model"]
     assert set(unpacked["model"]) == set(trained)
