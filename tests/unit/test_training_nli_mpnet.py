@@ -32,6 +32,15 @@ def split_zip(tmp_path: Path, pieces: int = 3) -> list[Path]:
     return paths
 
 
+def test_bf16_autocast_is_on_for_a_gpu_and_on_a_cpu_only_when_asked():
+    from conflictdesk.training import nli_mpnet
+
+    assert nli_mpnet.wants_bf16("cuda", None) and nli_mpnet.wants_bf16("cuda:0", None)
+    assert not nli_mpnet.wants_bf16("cpu", None)
+    assert nli_mpnet.wants_bf16("cpu", True)
+    assert not nli_mpnet.wants_bf16("cuda", False)
+
+
 def test_assemble_joins_the_parts_in_order_and_keeps_the_model_folder(tmp_path, monkeypatch):
     parts = split_zip(tmp_path)
     monkeypatch.setattr(mpnet_base, "part_files", lambda: parts)
