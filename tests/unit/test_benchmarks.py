@@ -101,6 +101,8 @@ def test_machine_record_reads_cpuinfo_flags(tmp_path):
     cpuinfo.write_text("processor\t: 0\nflags\t\t: fpu sse avx avx2 fma\n", "utf-8")
     assert cpu_features(cpuinfo) == ["avx", "avx2", "fma"]
     assert cpu_features(tmp_path / "absent") == []
+    cpuinfo.write_text("flags\t\t: avx512f avx512_bf16 avx512_vnni\n", "utf-8")
+    assert cpu_features(cpuinfo) == ["avx512f", "avx512_vnni", "avx512_bf16"]
     record = machine()
     assert record["cores"] >= 1 and isinstance(record["cpu_flags"], list)
 
