@@ -197,9 +197,10 @@ def train(args: Namespace) -> None:
 
 
 def step_cost(args: Namespace, widths: list[int]) -> list[dict]:
-    """CPU-seconds of one training step (forward, backward, clipping, AdamW) on a batch of
-    `args.batch_size` synthetic rows of each width, after one unmeasured warm-up step; no data
-    is loaded, so it answers in minutes."""
+    """CPU-seconds (and wall seconds) of one training step (forward, backward, clipping,
+    AdamW; bf16 autocast with `args.bf16`) on a batch of `args.batch_size` synthetic rows of
+    each width, after one unmeasured warm-up step; no data is loaded, so it answers in
+    minutes."""
     import torch
 
     torch.set_num_threads(args.threads)
@@ -211,23 +212,34 @@ def step_cost(args: Namespace, widths: list[int]) -> list[dict]:
     for width in [widths[0], *widths]:
         ids = torch.randint(3, 30000, (args.batch_size, width))
         labels = torch.randint(0, 3, (args.batch_size,))
-        started = time.process_time()
-        loss_fn(model(ids, torch.ones_like(ids)), labels).backward()
+        started, wall = time.process_time(), time.perf_counter()
+        with autocast("cpu", args.bf16):
+            logits = model(ids, torch.ones_like(ids))
+        loss_fn(logits.float(), labels).backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optim.step()
         sched.step()
         optim.zero_grad(set_to_none=True)
-        rows.append({"rows": args.batch_size, "width": width,
-                     "cpu_s": round(time.process_time() - started, 2)})  # fmt: skip
+        rows.append({"rows": args.batch_size, "width": width, "bf16": bool(args.bf16),
+                     "cpu_s": round(time.process_time() - started, 2),
+                     "wall_s": round(time.perf_counter() - wall, 2)})  # fmt: skip
     return rows[1:]
 
 
 def epoch_estimate(costs: list[dict], steps: int, padded_tokens: int) -> dict:
     """Least-squares cost = a + b * (rows * width) over `costs`, applied to an epoch of
-    `steps` steps and `padded_tokens` padded tokens: CPU-hours per epoch."""
+    `steps` steps and `padded_tokens` padded tokens: CPU-hours per epoch, and wall-clock
+    hours where the costs carry `wall_s`."""
     tokens = np.array([c["rows"] * c["width"] for c in costs], dtype=np.float64)
-    seconds = np.array([c["cpu_s"] for c in costs], dtype=np.float64)
-    b, a = np.polyfit(tokens, seconds, 1)
-    hours = (steps * a + b * padded_tokens) / 3600
-    return {"per_step_s": round(float(a), 2), "per_1k_tokens_s": round(float(b) * 1000, 3),
-            "epoch_cpu_h": round(float(hours), 1)}  # fmt: skip
+
+    def fitted(key: str) -> tuple[float, float, float]:
+        seconds = np.array([c[key] for c in costs], dtype=np.float64)
+        b, a = np.polyfit(tokens, seconds, 1)
+        return float(a), float(b), float((steps * a + b * padded_tokens) / 3600)
+
+    a, b, hours = fitted("cpu_s")
+    out = {"per_step_s": round(a, 2), "per_1k_tokens_s": round(b * 1000, 3),
+           "epoch_cpu_h": round(hours, 1)}  # fmt: skip
+    if all("wall_s" in c for c in costs):
+        out["epoch_wall_h"] = round(fitted("wall_s")[2], 1)
+    return out

@@ -164,3 +164,19 @@ def test_export_writes_calibrated_int8_model_band_and_manifest_entry(tmp_path, m
     weight_only = [n for n in nodes if n.op_type == "MatMulNBits"]
     assert weight_only and all("/output/dense/" in n.name for n in weight_only)
     assert any(n.op_type == "MatMulInteger" for n in nodes)  # the rest: dynamic int8
+
+
+def test_epoch_estimate_fits_a_per_step_and_a_per_token_cost_in_cpu_and_wall_time():
+    from conflictdesk.training import nli_mpnet
+
+    # cpu = 1 s a step + 2 s per 1,000 tokens, wall = half of it: 3,600 steps of 1,000 tokens
+    costs = [
+        {"rows": 32, "width": w, "cpu_s": 1 + 0.002 * 32 * w, "wall_s": (1 + 0.002 * 32 * w) / 2}
+        for w in (32, 64, 128)
+    ]
+    estimate = nli_mpnet.epoch_estimate(costs, steps=3600, padded_tokens=3_600_000)
+    assert estimate["per_step_s"] == 1.0 and estimate["per_1k_tokens_s"] == 2.0
+    assert estimate["epoch_cpu_h"] == 3.0 and estimate["epoch_wall_h"] == 1.5
+    assert "epoch_wall_h" not in nli_mpnet.epoch_estimate(
+        [{k: v for k, v in c.items() if k != "wall_s"} for c in costs], 3600, 3_600_000
+    )
