@@ -10,7 +10,8 @@ a training venv (torch, transformers) with this checkout and the five parts:
 The long run (2 threads, checkpoints every 50 steps under /work/ckpt/mpnet; rerun the same
 command after a kill or a --deadline stop and it resumes from ckpt.pt; --bf16 where the CPU
 has avx512_bf16: 4.0-4.6 s a step of width 69 against 7.9-10.6 s in fp32, about 5.5 hours of
-wall clock an epoch on 2 cores against 15.2 (step-cost); --kit-rows takes the rows `pack` tokenized instead of building them again):
+wall clock an epoch on 2 cores against 15.2 (step-cost); --kit-rows takes the rows `pack`
+tokenized instead of building them again; docs/device_runbook.md has the whole command):
     CONFLICTDESK_DATA=../shared/data nohup nice -n 5 /work/tvenv-h16m/bin/python \\
         scripts/train_nli_mpnet.py --stage train --bf16 --kit-rows .kit/call0/rows.npz \\
         --deadline 23:30 >> /work/ckpt/mpnet.log 2>&1 &
