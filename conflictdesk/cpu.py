@@ -1,6 +1,7 @@
 """What this CPU offers the int8 runtimes: the instruction-set flags that decide their speed
 (AVX-512 VNNI runs CTranslate2's and ONNX Runtime's int8 matrix products about 2-3x faster
-than AVX2 alone; AVX-512 BF16 makes bf16 training about 1.75x faster than fp32), for `doctor` and for every speed figure a benchmark prints."""
+than AVX2 alone; AVX-512 BF16 makes bf16 training about 1.75-2.7x faster than fp32), for
+`doctor` and for every speed figure a benchmark prints."""
 
 from __future__ import annotations
 

@@ -64,8 +64,6 @@ def test_missing_parts_name_the_install_command(monkeypatch):
         mpnet_base.part_files()
 
 
-
-
 def run_args(work: Path, max_steps: int) -> Namespace:
     return Namespace(
         work=work, base=FIXTURE, seed=1, threads=1, max_length=64, batch_size=4, epochs=1.0,
