@@ -64,16 +64,17 @@ def test_missing_parts_name_the_install_command(monkeypatch):
         mpnet_base.part_files()
 
 
-def run_args(work: Path, max_steps: int) -> Namespace:
+def run_args(work: Path, max_steps: int, bf16: bool = False) -> Namespace:
     return Namespace(
         work=work, base=FIXTURE, seed=1, threads=1, max_length=64, batch_size=4, epochs=1.0,
         max_steps=max_steps, lr=1e-3, warmup=0.1, dropout=0.1, deadline="", init="",
-        init_ct2="", bf16=False, fresh=False, freeze_word_embeddings=True, freeze_layers=0,
+        init_ct2="", bf16=bf16, fresh=False, freeze_word_embeddings=True, freeze_layers=0,
         eval_every=1000, ckpt_every=2, log_step_cost=True,
     )  # fmt: skip
 
 
-def test_a_killed_and_resumed_run_ends_where_an_uninterrupted_run_ends(tmp_path, monkeypatch):
+@pytest.mark.parametrize("bf16", [False, True], ids=["fp32", "bf16-autocast-on-cpu"])
+def test_a_killed_and_resumed_run_ends_where_an_uninterrupted_run_ends(tmp_path, monkeypatch, bf16):
     torch = pytest.importorskip("torch")
     pytest.importorskip("transformers")
     from transformers import MPNetConfig
@@ -101,13 +102,13 @@ def test_a_killed_and_resumed_run_ends_where_an_uninterrupted_run_ends(tmp_path,
 
         return after_step
 
-    nli_mpnet.train(run_args(tmp_path / "straight", 5))
+    nli_mpnet.train(run_args(tmp_path / "straight", 5, bf16))
     with monkeypatch.context() as patch:
         patch.setattr(nli_mpnet.MPNetRun, "after_step", kill_after_step(3))
         with pytest.raises(Killed):
-            nli_mpnet.train(run_args(tmp_path / "resumed", 5))
+            nli_mpnet.train(run_args(tmp_path / "resumed", 5, bf16))
     assert not (tmp_path / "resumed" / "final.pt").exists()
-    nli_mpnet.train(run_args(tmp_path / "resumed", 5))
+    nli_mpnet.train(run_args(tmp_path / "resumed", 5, bf16))
     straight, resumed = (torch.load(tmp_path / name / "final.pt", weights_only=False)
                          for name in ("straight", "resumed"))  # fmt: skip
     assert straight["step"] == resumed["step"] == 5
