@@ -114,7 +114,7 @@ def predict_logits(model, encoded, batch_size: int = 32, device="cpu", bf16=Fals
 
 class MPNetRun(nli_train.Run):
     """nli_train.Run with the MPNet tokenizer, model and collation; bf16 autocast on a GPU,
-    and on a CPU when `--bf16` asks (1.75x faster than fp32 with avx512_bf16, about 7x
+    and on a CPU when `--bf16` asks (1.75-2.7x faster than fp32 with avx512_bf16, about 7x
     slower on an AVX2-only CPU), else fp32."""
 
     def __init__(self, args: Namespace) -> None:

@@ -88,6 +88,14 @@ def test_a_killed_and_resumed_run_ends_where_an_uninterrupted_run_ends(tmp_path,
                         lambda base, dropout: real_make_model(None, dropout, config=tiny))  # fmt: skip
     monkeypatch.setattr(nli_mpnet, "assemble", lambda base: FIXTURE)
     monkeypatch.setattr(nli_mpnet, "build_rows", lambda args: tiny_nli_rows())
+    asked = []
+    real_autocast = nli_mpnet.autocast
+
+    def autocast(device, bf16):
+        asked.append(bf16)
+        return real_autocast(device, bf16)
+
+    monkeypatch.setattr(nli_mpnet, "autocast", autocast)
 
     class Killed(Exception):
         pass
@@ -112,6 +120,7 @@ def test_a_killed_and_resumed_run_ends_where_an_uninterrupted_run_ends(tmp_path,
     straight, resumed = (torch.load(tmp_path / name / "final.pt", weights_only=False)
                          for name in ("straight", "resumed"))  # fmt: skip
     assert straight["step"] == resumed["step"] == 5
+    assert asked and set(asked) == {bf16}  # every forward pass ran as the run asked
     for name, tensor in straight["model"].items():
         assert torch.allclose(tensor, resumed["model"][name], atol=1e-6), name
     log = (tmp_path / "resumed" / "log.jsonl").read_text()
