@@ -85,6 +85,12 @@ def training_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--eval-every", type=int, default=1000)
     parser.add_argument("--ckpt-every", type=int, default=50)
     parser.add_argument("--fresh", action="store_true", help="ignore an existing checkpoint")
+    parser.add_argument("--restart-above-gb", type=float, default=0,
+                        help="after a checkpoint, re-execute (resuming) when resident memory "
+                        "passed this many GB (0: never); for allocators that never purge")  # fmt: skip
+    parser.add_argument("--pad-multiple", type=int, default=1,
+                        help="round each batch's width up to a multiple of N (masked padding: "
+                        "same results; fewer tensor shapes, less allocator fragmentation)")  # fmt: skip
     parser.add_argument("--log-step-cost", action="store_true", help="CPU-seconds of each step")
     parser.add_argument("--widths", type=int, nargs="+", default=[32, 64, 128, 256],
                         help="step-cost: batch widths to time")  # fmt: skip

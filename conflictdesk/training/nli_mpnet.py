@@ -40,12 +40,20 @@ def tokenizer(base: Path, max_length: int = MAX_LENGTH):
     return tok
 
 
-def collate(encoded, index: list[int], device=None):
+def padded_width(longest: int, multiple: int = 1) -> int:
+    """`longest` rounded up to a multiple of `multiple` (1: unchanged). Padding is masked out of
+    attention and pooling, so it changes no result; on a CPU it bounds the number of distinct
+    tensor shapes, which lets the allocator reuse freed blocks instead of fragmenting."""
+    multiple = max(1, int(multiple))
+    return -(-longest // multiple) * multiple
+
+
+def collate(encoded, index: list[int], device=None, multiple: int = 1):
     """(ids padded with PAD_ID, attention mask) for the rows `index` of `encoded`, on
-    `device` when given."""
+    `device` when given; the width is rounded up to a multiple of `multiple`."""
     import torch
 
-    width = max(len(encoded[i][0]) for i in index)
+    width = padded_width(max(len(encoded[i][0]) for i in index), multiple)
     ids = torch.full((len(index), width), PAD_ID, dtype=torch.long)
     mask = torch.zeros_like(ids)
     for row, i in enumerate(index):
@@ -158,8 +166,11 @@ class MPNetRun(nli_train.Run):
         self.step, self.best = 0, -1.0
         self.deadline = nli_train.deadline_at(args.deadline) if args.deadline else None
         self.soft = None  # no distillation into MPNet
+        self.pad_multiple = int(getattr(args, "pad_multiple", 1) or 1)
         plan = nli_train.batches(self.lengths, args.batch_size, args.seed * 1000)
-        self.padded_tokens = sum(len(b) * max(self.lengths[i] for i in b) for b in plan)
+        self.padded_tokens = sum(
+            len(b) * padded_width(max(self.lengths[i] for i in b), self.pad_multiple) for b in plan
+        )
         nli_train.log(self.work, {"event": "plan", "steps_per_epoch": self.steps_per_epoch,
                                   "padded_tokens_per_epoch": self.padded_tokens})  # fmt: skip
 
@@ -178,11 +189,12 @@ class MPNetRun(nli_train.Run):
 
         started = time.process_time()
         with autocast(self.device, self.args.bf16):
-            logits = self.model(*collate(self.encoded, index, self.device))
+            batch = collate(self.encoded, index, self.device, self.pad_multiple)
+            logits = self.model(*batch)
         loss = loss_fn(logits.float(), self.labels[index])
         self.apply(loss)
         if self.args.log_step_cost:
-            width = max(len(self.encoded[i][0]) for i in index)
+            width = padded_width(max(len(self.encoded[i][0]) for i in index), self.pad_multiple)
             cpu_s = time.process_time() - started
             cost = {"step": self.step, "rows": len(index), "width": width, "cpu_s": round(cpu_s, 2)}
             # CPU-seconds per padded token times the epoch's padded tokens: the epoch estimate.

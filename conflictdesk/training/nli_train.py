@@ -11,6 +11,7 @@ import json
 import math
 import os
 import random
+import sys
 import time
 from argparse import Namespace
 from pathlib import Path
@@ -223,6 +224,21 @@ def deadline_arg(value: str) -> str:
     return value
 
 
+def resident_gb() -> float | None:
+    """This process's resident memory in GB (Linux /proc), None where it cannot be read."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+    return pages * os.sysconf("SC_PAGE_SIZE") / 1e9
+
+
+def resume_argv(argv: list[str]) -> list[str]:
+    """The command line that resumes this run: `argv` without `--fresh` (a re-executed run
+    must continue from its checkpoint, not start over)."""
+    return [a for a in argv if a != "--fresh"]
+
+
 class Run:
     """One training run: data, model, optimiser and the bookkeeping of checkpoints."""
 
@@ -344,6 +360,23 @@ class Run:
             self.evaluate()
         if self.step % args.ckpt_every == 0 or self.step == self.total:
             self.checkpoint()
+            self.restart_if_bloated()
+
+    def restart_if_bloated(self) -> None:
+        """Right after a checkpoint: when resident memory passed `--restart-above-gb`, replace
+        this process by a fresh one that resumes from the checkpoint (same pid, environment,
+        priority). An allocator that never returns memory (jemalloc without purging, 1.4x
+        faster here) fragments on the batches' changing widths; a restart costs seconds."""
+        limit = getattr(self.args, "restart_above_gb", 0) or 0
+        if limit <= 0 or self.step >= self.total:
+            return
+        resident = resident_gb()
+        if resident is None or resident <= limit:
+            return
+        log(self.work, {"event": "restart", "step": self.step, "resident_gb": round(resident, 2)})
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execv(sys.executable, [sys.executable, *resume_argv(sys.argv)])
 
     def run(self) -> None:
         import torch

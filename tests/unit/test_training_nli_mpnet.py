@@ -41,6 +41,32 @@ def test_bf16_autocast_is_on_for_a_gpu_and_on_a_cpu_only_when_asked():
     assert not nli_mpnet.wants_bf16("cuda", False)
 
 
+def test_padded_width_rounds_up_to_the_multiple_and_leaves_exact_widths_alone():
+    from conflictdesk.training.nli_mpnet import padded_width
+
+    assert [padded_width(n, 8) for n in (1, 8, 9, 69, 256)] == [8, 8, 16, 72, 256]
+    assert padded_width(69) == padded_width(69, 0) == 69
+
+
+def test_padding_to_a_multiple_changes_the_shape_but_not_the_logits():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from transformers import MPNetConfig
+
+    from conflictdesk.training import nli_mpnet
+
+    torch.manual_seed(0)
+    tiny = MPNetConfig(vocab_size=30527, hidden_size=16, num_hidden_layers=1,
+                       num_attention_heads=2, intermediate_size=32)  # fmt: skip
+    model = nli_mpnet.make_model(None, 0.1, config=tiny).eval()
+    encoded = [([0, 100, 200, 2], None), ([0, 300, 400, 500, 600, 2], None)]
+    exact, rounded = (nli_mpnet.collate(encoded, [0, 1], multiple=m) for m in (1, 8))
+    assert exact[0].shape == (2, 6) and rounded[0].shape == (2, 8)
+    assert rounded[1][:, 6:].sum() == 0 and (rounded[0][:, 6:] == nli_mpnet.PAD_ID).all()
+    with torch.no_grad():
+        assert torch.allclose(model(*exact), model(*rounded), atol=1e-5)
+
+
 def test_assemble_joins_the_parts_in_order_and_keeps_the_model_folder(tmp_path, monkeypatch):
     parts = split_zip(tmp_path)
     monkeypatch.setattr(mpnet_base, "part_files", lambda: parts)
@@ -125,6 +151,55 @@ def test_a_killed_and_resumed_run_ends_where_an_uninterrupted_run_ends(tmp_path,
         assert torch.allclose(tensor, resumed["model"][name], atol=1e-6), name
     log = (tmp_path / "resumed" / "log.jsonl").read_text()
     assert '"event": "resume", "step": 2' in log and '"event": "step_cost"' in log
+
+
+def test_a_bloated_run_re_executes_itself_after_a_checkpoint_without_fresh(tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from transformers import MPNetConfig
+
+    from conflictdesk.training import nli_mpnet, nli_train
+
+    tiny = MPNetConfig(vocab_size=30527, hidden_size=16, num_hidden_layers=1,
+                       num_attention_heads=2, intermediate_size=32)  # fmt: skip
+    real_make_model = nli_mpnet.make_model
+    monkeypatch.setattr(nli_mpnet, "make_model",
+                        lambda base, dropout: real_make_model(None, dropout, config=tiny))  # fmt: skip
+    monkeypatch.setattr(nli_mpnet, "assemble", lambda base: FIXTURE)
+    monkeypatch.setattr(nli_mpnet, "build_rows", lambda args: tiny_nli_rows())
+    monkeypatch.setattr(nli_train.sys, "argv", ["train_nli_mpnet.py", "--fresh", "--bf16"])
+
+    class Replaced(Exception):
+        pass
+
+    def execv(path, argv):
+        raise Replaced(argv)
+
+    monkeypatch.setattr(nli_train.os, "execv", execv)
+    args = run_args(tmp_path, 5)
+    args.restart_above_gb = 2.0
+    monkeypatch.setattr(nli_train, "resident_gb", lambda: 1.5)
+    nli_mpnet.train(args)  # under the limit: runs to the end
+    assert torch.load(tmp_path / "final.pt", weights_only=False)["step"] == 5
+
+    args = run_args(tmp_path / "bloated", 5)
+    args.restart_above_gb = 2.0
+    monkeypatch.setattr(nli_train, "resident_gb", lambda: 2.5)
+    with pytest.raises(Replaced) as replaced:
+        nli_mpnet.train(args)
+    assert replaced.value.args[0][1:] == ["train_nli_mpnet.py", "--bf16"]
+    assert torch.load(tmp_path / "bloated" / "ckpt.pt", weights_only=False)["step"] == 2
+    assert not (tmp_path / "bloated" / "final.pt").exists()
+    assert '"event": "restart", "step": 2, "resident_gb": 2.5' in (
+        tmp_path / "bloated" / "log.jsonl"
+    ).read_text()
+
+
+def test_resident_memory_is_read_from_proc_on_linux():
+    from conflictdesk.training import nli_train
+
+    resident = nli_train.resident_gb()
+    assert resident is None or 0.01 < resident < 1000
 
 
 def test_export_writes_calibrated_int8_model_band_and_manifest_entry(tmp_path, monkeypatch):
