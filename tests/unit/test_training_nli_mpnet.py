@@ -190,9 +190,10 @@ def test_a_bloated_run_re_executes_itself_after_a_checkpoint_without_fresh(tmp_p
     assert replaced.value.args[0][1:] == ["train_nli_mpnet.py", "--bf16"]
     assert torch.load(tmp_path / "bloated" / "ckpt.pt", weights_only=False)["step"] == 2
     assert not (tmp_path / "bloated" / "final.pt").exists()
-    assert '"event": "restart", "step": 2, "resident_gb": 2.5' in (
-        tmp_path / "bloated" / "log.jsonl"
-    ).read_text()
+    assert (
+        '"event": "restart", "step": 2, "resident_gb": 2.5'
+        in (tmp_path / "bloated" / "log.jsonl").read_text()
+    )
 
 
 def test_resident_memory_is_read_from_proc_on_linux():
