@@ -1,0 +1,108 @@
+"""The shipping rule for a new labelling model, and scripts/ship_check.py's decision."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from conflictdesk.evaluation.ship_rule import (
+    NLI_TOLERANCE,
+    Check,
+    checks,
+    detection_figures,
+    nli_figures,
+    verdict,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def slice_report(f1: float, macro: float) -> dict:
+    return {"model": {"detection": {"f1": f1}, "relations": {"macro_f1": macro}}}
+
+
+def report(ramdocs: tuple[float, float], qacc: tuple[float, float]) -> dict:
+    return {"slices": {"RAMDocs eval half": slice_report(*ramdocs),
+                       "RAMDocs all (half seen in training)": slice_report(0.99, 0.99),
+                       "QACC dev": slice_report(*qacc)}}  # fmt: skip
+
+
+def test_detection_figures_read_the_two_slices_the_rule_names_and_nothing_else():
+    figures = detection_figures(report((0.85, 0.78), (0.28, 0.60)))
+    assert figures == {
+        "RAMDocs eval half: conflict F1": 0.85,
+        "RAMDocs eval half: relation macro-F1": 0.78,
+        "QACC dev: conflict F1": 0.28,
+        "QACC dev: relation macro-F1": 0.60,
+    }
+    with pytest.raises(ValueError, match="QACC dev"):
+        detection_figures({"slices": {"RAMDocs eval half": slice_report(0.8, 0.8)}})
+
+
+def test_detection_figures_must_not_drop_and_nli_sets_may_drop_by_the_tolerance():
+    shipped = {"QACC dev: conflict F1": 0.30, "NLI snli/dev": 0.80}
+    assert verdict(checks(shipped, {"QACC dev: conflict F1": 0.30, "NLI snli/dev": 0.785})) == (
+        "ships"
+    )
+    lower = checks(shipped, {"QACC dev: conflict F1": 0.2999, "NLI snli/dev": 0.80})
+    assert [c.passes for c in lower] == [False, True]
+    assert verdict(lower) == "does not ship: QACC dev: conflict F1"
+    nli_drop = checks(shipped, {"QACC dev: conflict F1": 0.4, "NLI snli/dev": 0.80 - 0.021})
+    assert verdict(nli_drop) == "does not ship: NLI snli/dev"
+    assert Check("NLI x", 0.8, 0.8 - NLI_TOLERANCE, NLI_TOLERANCE).passes  # the edge passes
+    with pytest.raises(ValueError, match="one side only"):
+        checks(shipped, {"QACC dev: conflict F1": 0.4})
+
+
+def test_nli_figures_apply_the_folders_own_band_and_rule():
+    # row 0: the fast tier is sure (0.95) and right; row 1: unsure (0.5) and wrong, the
+    # accurate tier is right, so only a band above 0.5 sends it on and fixes it
+    store = {"snli/dev": {"gold": [0, 2],
+                          "fast": [[0.95, 0.03, 0.02], [0.5, 0.3, 0.2]],
+                          "accurate": [[0.9, 0.05, 0.05], [0.05, 0.05, 0.9]]}}  # fmt: skip
+    assert nli_figures(store, 0.9, "replace") == {"NLI snli/dev": 1.0}
+    assert nli_figures(store, 0.4, "replace") == {"NLI snli/dev": 0.5}
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("ship_check", ROOT / "scripts" / "ship_check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_ship_check_exits_nonzero_and_names_the_failed_figure(tmp_path, monkeypatch, capsys):
+    script = load_script()
+    measured = {"models": {"QACC dev: conflict F1": 0.30, "NLI snli/dev": 0.80},
+                str(tmp_path): {"QACC dev: conflict F1": 0.35, "NLI snli/dev": 0.75}}  # fmt: skip
+    monkeypatch.setattr(script, "measure", lambda folder, *rest: measured[str(folder)])
+    assert script.main(["--candidate", str(tmp_path), "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["verdict"] == "does not ship: NLI snli/dev"
+    assert [c["passes"] for c in out["checks"]] == [True, False]
+
+
+def test_ship_check_refuses_a_folder_without_both_tiers_before_measuring(tmp_path):
+    script = load_script()
+    (tmp_path / "manifest.json").write_text("{}")
+    with pytest.raises(SystemExit, match="missing"):
+        script.measure(tmp_path, tmp_path / "work", 10, 42, 1)
+    assert not (tmp_path / "work").exists()
+
+
+def test_ship_check_reads_back_cached_figures_by_manifest_hash(tmp_path):
+    script = load_script()
+    (tmp_path / "nli").mkdir()
+    (tmp_path / "nli_mpnet").mkdir()
+    (tmp_path / "nli_mpnet" / "nli_mpnet_config.json").write_text("{}")
+    (tmp_path / "manifest.json").write_text('{"models": []}')
+    work = tmp_path / "work"
+    work.mkdir()
+    cached = {"QACC dev: conflict F1": 0.3}
+    (work / f"{script.folder_key(tmp_path)}.json").write_text(json.dumps(cached))
+    assert script.measure(tmp_path, work, 10, 42, 1) == cached
+    (tmp_path / "manifest.json").write_text('{"models": [1]}')  # another folder content
+    assert script.folder_key(tmp_path) + ".json" not in {p.name for p in work.iterdir()}
