@@ -99,10 +99,8 @@ def run_args(work: Path, max_steps: int, bf16: bool = False) -> Namespace:
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("bf16", [False, True], ids=["fp32", "bf16-autocast-on-cpu"])
-def test_a_killed_and_resumed_run_ends_where_an_uninterrupted_run_ends(tmp_path, monkeypatch, bf16):
-    torch = pytest.importorskip("torch")
-    pytest.importorskip("transformers")
+def tiny_mpnet_run(monkeypatch):
+    """nli_mpnet with a one-layer MPNet of width 16, the fixture tokenizer and tiny rows."""
     from transformers import MPNetConfig
 
     from conflictdesk.training import nli_mpnet
@@ -114,6 +112,14 @@ def test_a_killed_and_resumed_run_ends_where_an_uninterrupted_run_ends(tmp_path,
                         lambda base, dropout: real_make_model(None, dropout, config=tiny))  # fmt: skip
     monkeypatch.setattr(nli_mpnet, "assemble", lambda base: FIXTURE)
     monkeypatch.setattr(nli_mpnet, "build_rows", lambda args: tiny_nli_rows())
+    return nli_mpnet
+
+
+@pytest.mark.parametrize("bf16", [False, True], ids=["fp32", "bf16-autocast-on-cpu"])
+def test_a_killed_and_resumed_run_ends_where_an_uninterrupted_run_ends(tmp_path, monkeypatch, bf16):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    nli_mpnet = tiny_mpnet_run(monkeypatch)
     asked = []
     real_autocast = nli_mpnet.autocast
 
@@ -156,17 +162,9 @@ def test_a_killed_and_resumed_run_ends_where_an_uninterrupted_run_ends(tmp_path,
 def test_a_bloated_run_re_executes_itself_after_a_checkpoint_without_fresh(tmp_path, monkeypatch):
     torch = pytest.importorskip("torch")
     pytest.importorskip("transformers")
-    from transformers import MPNetConfig
+    from conflictdesk.training import nli_train
 
-    from conflictdesk.training import nli_mpnet, nli_train
-
-    tiny = MPNetConfig(vocab_size=30527, hidden_size=16, num_hidden_layers=1,
-                       num_attention_heads=2, intermediate_size=32)  # fmt: skip
-    real_make_model = nli_mpnet.make_model
-    monkeypatch.setattr(nli_mpnet, "make_model",
-                        lambda base, dropout: real_make_model(None, dropout, config=tiny))  # fmt: skip
-    monkeypatch.setattr(nli_mpnet, "assemble", lambda base: FIXTURE)
-    monkeypatch.setattr(nli_mpnet, "build_rows", lambda args: tiny_nli_rows())
+    nli_mpnet = tiny_mpnet_run(monkeypatch)
     monkeypatch.setattr(nli_train.sys, "argv", ["train_nli_mpnet.py", "--fresh", "--bf16"])
 
     class Replaced(Exception):
