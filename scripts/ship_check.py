@@ -1,9 +1,9 @@
 """Does a candidate models folder pass the shipping rule against the shipped one?
 
-Measures both folders the same way (conflictdesk.evaluation.ship_rule): `eval_conflictscore.py
---json` on RAMDocs and QACC dev with CONFLICTDESK_MODELS pointing at the folder, and both
-labelling tiers on every NLI development set (`cascade_rules`, --nli-limit rows per set),
-then prints one line per figure and the verdict. Figures are cached under --work by the
+Measures both folders the same way (conflictdesk.evaluation.ship_rule): the default run of
+`eval_conflictscore.py` on RAMDocs and QACC dev with CONFLICTDESK_MODELS pointing at the
+folder, and both labelling tiers on every NLI development set (`cascade_rules`, --nli-limit
+rows per set), then prints one line per figure and the verdict. Figures are cached under --work by the
 folder's manifest hash, so the shipped side is measured once, and a rerun after a crash
 resumes. Exit status 0 when the candidate ships, 1 when it does not.
 
@@ -18,52 +18,10 @@ A candidate folder is a copy of models/ with the new model exported into it, e.g
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from conflictdesk.evaluation.ship_rule import checks, detection_figures, nli_figures, verdict
-
-SCRIPTS = Path(__file__).resolve().parent
-NEEDED = ("manifest.json", "nli", "nli_mpnet/nli_mpnet_config.json")
-
-
-def folder_key(models: Path) -> str:
-    """A models folder's identity: the hash of its manifest (which lists every file's sha256)."""
-    return hashlib.sha256((models / "manifest.json").read_bytes()).hexdigest()[:12]
-
-
-def measure(models: Path, work: Path, nli_limit: int, seed: int, threads: int) -> dict:
-    from conflictdesk.training.cascade_rules import tier_probabilities
-
-    missing = [name for name in NEEDED if not (models / name).exists()]
-    if missing:
-        raise SystemExit(f"{models}: not a models folder with both NLI tiers (missing {missing})")
-    key = folder_key(models)
-    done = work / f"{key}.json"
-    if done.exists():
-        print(f"{models}: figures from {done}", file=sys.stderr)
-        return json.loads(done.read_text("utf-8"))
-    work.mkdir(parents=True, exist_ok=True)
-    detection = work / f"{key}_detection.json"
-    if not detection.exists():
-        print(f"{models}: eval_conflictscore (about 10 minutes on 2 cores)", file=sys.stderr)
-        env = {**os.environ, "CONFLICTDESK_MODELS": str(models.resolve())}
-        command = [sys.executable, str(SCRIPTS / "eval_conflictscore.py"), "--json",
-                   "--threads", str(threads)]  # fmt: skip
-        result = subprocess.run(command, env=env, stdout=subprocess.PIPE, text=True, check=True)
-        detection.write_text(result.stdout, "utf-8")
-    figures = detection_figures(json.loads(detection.read_text("utf-8")))
-    print(f"{models}: both tiers on the NLI development sets", file=sys.stderr)
-    store = tier_probabilities(work / f"{key}_nli{nli_limit}.json", str(models / "nli"),
-                               str(models / "nli_mpnet"), nli_limit, seed, threads)  # fmt: skip
-    config = json.loads((models / NEEDED[2]).read_text("utf-8"))
-    figures.update(nli_figures(store, float(config["cascade_band"]), config["cascade_rule"]))
-    done.write_text(json.dumps(figures, indent=1), "utf-8")
-    return figures
+from conflictdesk.evaluation.ship_rule import checks, measure, table, verdict
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,15 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     sides = [measure(folder, args.work, args.nli_limit, args.seed, args.threads)
              for folder in (args.shipped, args.candidate)]  # fmt: skip
     results = checks(*sides)
-    decision = verdict(results)
     if args.json:
-        print(json.dumps({"checks": [c.to_json() for c in results], "verdict": decision}))
+        print(json.dumps({"checks": [c.to_json() for c in results], "verdict": verdict(results)}))
     else:
-        print(f"{'figure':48}{'shipped':>10}{'candidate':>11}{'diff':>9}  passes")
-        for c in results:
-            print(f"{c.name[:48]:48}{c.shipped:10.4f}{c.candidate:11.4f}"
-                  f"{c.candidate - c.shipped:+9.4f}  {'yes' if c.passes else 'NO'}")  # fmt: skip
-        print(decision)
+        print(table(results))
     return 0 if all(c.passes for c in results) else 1
 
 

@@ -9,18 +9,33 @@ development sets:
 - no NLI development set is more than `NLI_TOLERANCE` lower through the cascade (each folder's
   own stored rule and band; `cascade_rules`' per-set probabilities).
 
-`figures` reads the two reports into flat numbers; `checks` compares two such sets."""
+`measure` gets a folder's figures (cached under a work folder by the folder's manifest hash),
+`checks` compares two such sets, `verdict` says whether the candidate ships."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 DETECTION_SLICES = ("RAMDocs eval half", "QACC dev")
 NLI_TOLERANCE = 0.02
+NEEDED = ("manifest.json", "nli", "nli_mpnet/nli_mpnet_config.json")
+# eval_conflictscore's default run (every dataset, the default labeller), in a fresh process
+# so that CONFLICTDESK_MODELS picks the folder and no model loaded for the other folder is reused
+DETECTION_RUN = (
+    "import json, sys; "
+    "from conflictdesk.evaluation.conflictscore import DetectionEval, run_eval; "
+    "print(json.dumps(run_eval(DetectionEval(threads=int(sys.argv[1])))))"
+)
 
 
 @dataclass(frozen=True)
@@ -75,3 +90,49 @@ def checks(shipped: Mapping[str, float], candidate: Mapping[str, float]) -> list
 def verdict(results: list[Check]) -> str:
     failed = [c.name for c in results if not c.passes]
     return "ships" if not failed else "does not ship: " + "; ".join(failed)
+
+
+def folder_key(models: Path) -> str:
+    """A models folder's identity: the hash of its manifest (which lists every file's sha256)."""
+    return hashlib.sha256((models / "manifest.json").read_bytes()).hexdigest()[:12]
+
+
+def measure(models: Path, work: Path, nli_limit: int, seed: int, threads: int) -> dict:
+    """Every figure the rule reads, for the models folder `models`; kept in `work` by the
+    folder's manifest hash (the detection report and the NLI probabilities too, so a killed
+    run resumes)."""
+    from conflictdesk.training.cascade_rules import tier_probabilities
+
+    missing = [name for name in NEEDED if not (models / name).exists()]
+    if missing:
+        raise SystemExit(f"{models}: not a models folder with both NLI tiers (missing {missing})")
+    key = folder_key(models)
+    done = work / f"{key}.json"
+    if done.exists():
+        print(f"{models}: figures from {done}", file=sys.stderr)
+        return json.loads(done.read_text("utf-8"))
+    work.mkdir(parents=True, exist_ok=True)
+    detection = work / f"{key}_detection.json"
+    if not detection.exists():
+        print(f"{models}: conflict detection (about 10 minutes on 2 cores)", file=sys.stderr)
+        env = {**os.environ, "CONFLICTDESK_MODELS": str(models.resolve())}
+        command = [sys.executable, "-c", DETECTION_RUN, str(threads)]
+        result = subprocess.run(command, env=env, stdout=subprocess.PIPE, text=True, check=True)
+        detection.write_text(result.stdout, "utf-8")
+    figures = detection_figures(json.loads(detection.read_text("utf-8")))
+    print(f"{models}: both tiers on the NLI development sets", file=sys.stderr)
+    store = tier_probabilities(work / f"{key}_nli{nli_limit}.json", str(models / "nli"),
+                               str(models / "nli_mpnet"), nli_limit, seed, threads)  # fmt: skip
+    config = json.loads((models / NEEDED[2]).read_text("utf-8"))
+    figures.update(nli_figures(store, float(config["cascade_band"]), config["cascade_rule"]))
+    done.write_text(json.dumps(figures, indent=1), "utf-8")
+    return figures
+
+
+def table(results: list[Check]) -> str:
+    """One line per figure: shipped, candidate, difference, whether it passes; then the verdict."""
+    lines = [f"{'figure':48}{'shipped':>10}{'candidate':>11}{'diff':>9}  passes"]
+    for c in results:
+        lines.append(f"{c.name[:48]:48}{c.shipped:10.4f}{c.candidate:11.4f}"
+                     f"{c.candidate - c.shipped:+9.4f}  {'yes' if c.passes else 'NO'}")  # fmt: skip
+    return "\n".join([*lines, verdict(results)])

@@ -1,10 +1,8 @@
-"""The shipping rule for a new labelling model, and scripts/ship_check.py's decision."""
+"""The shipping rule for a new labelling model (scripts/ship_check.py's decision)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
@@ -13,11 +11,12 @@ from conflictdesk.evaluation.ship_rule import (
     Check,
     checks,
     detection_figures,
+    folder_key,
+    measure,
     nli_figures,
+    table,
     verdict,
 )
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def slice_report(f1: float, macro: float) -> dict:
@@ -67,34 +66,24 @@ def test_nli_figures_apply_the_folders_own_band_and_rule():
     assert nli_figures(store, 0.4, "replace") == {"NLI snli/dev": 0.5}
 
 
-def load_script():
-    spec = importlib.util.spec_from_file_location("ship_check", ROOT / "scripts" / "ship_check.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def test_the_table_names_every_figure_and_ends_with_the_verdict():
+    results = checks({"QACC dev: conflict F1": 0.30, "NLI snli/dev": 0.80},
+                     {"QACC dev: conflict F1": 0.35, "NLI snli/dev": 0.75})  # fmt: skip
+    lines = table(results).splitlines()
+    assert lines[1].split() == ["QACC", "dev:", "conflict", "F1", "0.3000", "0.3500", "+0.0500",
+                                "yes"]  # fmt: skip
+    assert lines[2].endswith("NO") and lines[-1] == "does not ship: NLI snli/dev"
+    assert [c.to_json()["passes"] for c in results] == [True, False]
 
 
-def test_ship_check_exits_nonzero_and_names_the_failed_figure(tmp_path, monkeypatch, capsys):
-    script = load_script()
-    measured = {"models": {"QACC dev: conflict F1": 0.30, "NLI snli/dev": 0.80},
-                str(tmp_path): {"QACC dev: conflict F1": 0.35, "NLI snli/dev": 0.75}}  # fmt: skip
-    monkeypatch.setattr(script, "measure", lambda folder, *rest: measured[str(folder)])
-    assert script.main(["--candidate", str(tmp_path), "--json"]) == 1
-    out = json.loads(capsys.readouterr().out)
-    assert out["verdict"] == "does not ship: NLI snli/dev"
-    assert [c["passes"] for c in out["checks"]] == [True, False]
-
-
-def test_ship_check_refuses_a_folder_without_both_tiers_before_measuring(tmp_path):
-    script = load_script()
+def test_measure_refuses_a_folder_without_both_tiers_before_measuring(tmp_path):
     (tmp_path / "manifest.json").write_text("{}")
     with pytest.raises(SystemExit, match="missing"):
-        script.measure(tmp_path, tmp_path / "work", 10, 42, 1)
+        measure(tmp_path, tmp_path / "work", 10, 42, 1)
     assert not (tmp_path / "work").exists()
 
 
-def test_ship_check_reads_back_cached_figures_by_manifest_hash(tmp_path):
-    script = load_script()
+def test_measure_reads_back_cached_figures_by_manifest_hash(tmp_path):
     (tmp_path / "nli").mkdir()
     (tmp_path / "nli_mpnet").mkdir()
     (tmp_path / "nli_mpnet" / "nli_mpnet_config.json").write_text("{}")
@@ -102,7 +91,7 @@ def test_ship_check_reads_back_cached_figures_by_manifest_hash(tmp_path):
     work = tmp_path / "work"
     work.mkdir()
     cached = {"QACC dev: conflict F1": 0.3}
-    (work / f"{script.folder_key(tmp_path)}.json").write_text(json.dumps(cached))
-    assert script.measure(tmp_path, work, 10, 42, 1) == cached
+    (work / f"{folder_key(tmp_path)}.json").write_text(json.dumps(cached))
+    assert measure(tmp_path, work, 10, 42, 1) == cached
     (tmp_path / "manifest.json").write_text('{"models": [1]}')  # another folder content
-    assert script.folder_key(tmp_path) + ".json" not in {p.name for p in work.iterdir()}
+    assert folder_key(tmp_path) + ".json" not in {p.name for p in work.iterdir()}
