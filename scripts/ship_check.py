@@ -3,9 +3,9 @@
 Measures both folders the same way (conflictdesk.evaluation.ship_rule): the default run of
 `eval_conflictscore.py` on RAMDocs and QACC dev with CONFLICTDESK_MODELS pointing at the
 folder, and both labelling tiers on every NLI development set (`cascade_rules`, --nli-limit
-rows per set), then prints one line per figure and the verdict. Figures are cached under --work by the
-folder's manifest hash, so the shipped side is measured once, and a rerun after a crash
-resumes. Exit status 0 when the candidate ships, 1 when it does not.
+rows per set), then prints one line per figure and the verdict. Figures are cached under
+--work by the hash of the folder's manifest and of the package's code, so the shipped side is
+measured once per code state, and a rerun after a crash resumes. Exit status 0 when the candidate ships, 1 when it does not.
 
 A candidate folder is a copy of models/ with the new model exported into it, e.g.:
 

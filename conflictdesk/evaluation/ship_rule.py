@@ -9,7 +9,9 @@ development sets:
 - no NLI development set is more than `NLI_TOLERANCE` lower through the cascade (each folder's
   own stored rule and band; `cascade_rules`' per-set probabilities).
 
-`measure` gets a folder's figures (cached under a work folder by the folder's manifest hash),
+`measure` gets a folder's figures (cached under a work folder by the hash of the folder's
+manifest and of the package's code, so a figure measured before a code change is never
+compared with one measured after it),
 `checks` compares two such sets, `verdict` says whether the candidate ships."""
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import numpy as np
 DETECTION_SLICES = ("RAMDocs eval half", "QACC dev")
 NLI_TOLERANCE = 0.02
 NEEDED = ("manifest.json", "nli", "nli_mpnet/nli_mpnet_config.json")
+PACKAGE = Path(__file__).resolve().parents[1]  # the conflictdesk package: the code measured
 # eval_conflictscore's default run (every dataset, the default labeller), in a fresh process
 # so that CONFLICTDESK_MODELS picks the folder and no model loaded for the other folder is reused
 DETECTION_RUN = (
@@ -54,8 +57,8 @@ class Check:
 
 
 def detection_figures(report: Mapping[str, Any]) -> dict[str, float]:
-    """Conflict F1 and relation macro-F1 of every slice the rule reads, from the JSON of
-    `scripts/eval_conflictscore.py --json`."""
+    """Conflict F1 and relation macro-F1 of every slice the rule reads, from a `run_eval`
+    report (what `scripts/eval_conflictscore.py --json` prints)."""
     out = {}
     for name in DETECTION_SLICES:
         if name not in report["slices"]:
@@ -92,14 +95,19 @@ def verdict(results: list[Check]) -> str:
     return "ships" if not failed else "does not ship: " + "; ".join(failed)
 
 
-def folder_key(models: Path) -> str:
-    """A models folder's identity: the hash of its manifest (which lists every file's sha256)."""
-    return hashlib.sha256((models / "manifest.json").read_bytes()).hexdigest()[:12]
+def folder_key(models: Path, code: Path = PACKAGE) -> str:
+    """What a folder's figures depend on: its manifest (which lists every model file's sha256)
+    and every Python file of the package `code` (reading rules, fusion, gate)."""
+    digest = hashlib.sha256((models / "manifest.json").read_bytes())
+    for path in sorted(code.rglob("*.py")):
+        digest.update(str(path.relative_to(code)).encode("utf-8"))
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def measure(models: Path, work: Path, nli_limit: int, seed: int, threads: int) -> dict:
-    """Every figure the rule reads, for the models folder `models`; kept in `work` by the
-    folder's manifest hash (the detection report and the NLI probabilities too, so a killed
+    """Every figure the rule reads, for the models folder `models`; kept in `work` by
+    `folder_key` (the detection report and the NLI probabilities too, so a killed
     run resumes)."""
     from conflictdesk.training.cascade_rules import tier_probabilities
 
@@ -117,7 +125,10 @@ def measure(models: Path, work: Path, nli_limit: int, seed: int, threads: int) -
         print(f"{models}: conflict detection (about 10 minutes on 2 cores)", file=sys.stderr)
         env = {**os.environ, "CONFLICTDESK_MODELS": str(models.resolve())}
         command = [sys.executable, "-c", DETECTION_RUN, str(threads)]
-        result = subprocess.run(command, env=env, stdout=subprocess.PIPE, text=True, check=True)
+        result = subprocess.run(command, check=False, env=env, stdout=subprocess.PIPE, text=True)
+        if result.returncode != 0:
+            raise SystemExit(f"{models}: the detection run failed (exit {result.returncode}; "
+                             "its error is above); nothing was cached for it")  # fmt: skip
         detection.write_text(result.stdout, "utf-8")
     figures = detection_figures(json.loads(detection.read_text("utf-8")))
     print(f"{models}: both tiers on the NLI development sets", file=sys.stderr)

@@ -365,7 +365,7 @@ class Run:
     def restart_if_bloated(self) -> None:
         """Right after a checkpoint: when resident memory passed `--restart-above-gb`, replace
         this process by a fresh one that resumes from the checkpoint (same pid, environment,
-        priority). An allocator that never returns memory (jemalloc without purging, 1.4x
+        priority). An allocator that never returns memory (jemalloc without purging, about 1.3x
         faster here) fragments on the batches' changing widths; a restart costs seconds."""
         limit = getattr(self.args, "restart_above_gb", 0) or 0
         if limit <= 0 or self.step >= self.total:

@@ -95,3 +95,28 @@ def test_measure_reads_back_cached_figures_by_manifest_hash(tmp_path):
     assert measure(tmp_path, work, 10, 42, 1) == cached
     (tmp_path / "manifest.json").write_text('{"models": [1]}')  # another folder content
     assert folder_key(tmp_path) + ".json" not in {p.name for p in work.iterdir()}
+
+
+def test_a_failed_detection_run_is_named_and_leaves_no_cached_report(tmp_path, monkeypatch):
+    from conflictdesk.evaluation import ship_rule
+
+    (tmp_path / "nli").mkdir()
+    (tmp_path / "nli_mpnet").mkdir()
+    (tmp_path / "nli_mpnet" / "nli_mpnet_config.json").write_text("{}")
+    (tmp_path / "manifest.json").write_text('{"models": []}')
+    monkeypatch.setattr(ship_rule, "DETECTION_RUN", "import sys; sys.exit(3)")
+    with pytest.raises(SystemExit, match=r"detection run failed \(exit 3"):
+        measure(tmp_path, tmp_path / "work", 10, 42, 1)
+    assert list((tmp_path / "work").iterdir()) == []
+
+
+def test_the_cache_key_changes_with_the_code_that_produced_the_figures(tmp_path):
+    models, code = tmp_path / "models", tmp_path / "code"
+    models.mkdir()
+    (models / "manifest.json").write_text('{"models": []}')
+    (code / "analysis").mkdir(parents=True)
+    (code / "analysis" / "claims.py").write_text("RULE = 1\n")
+    before = folder_key(models, code)
+    assert folder_key(models, code) == before  # stable
+    (code / "analysis" / "claims.py").write_text("RULE = 2\n")
+    assert folder_key(models, code) != before
